@@ -1,0 +1,145 @@
+// One density scenario: a fresh simulated runtime (in this process, so its call
+// counts are at hand), a shardlet process against it, N static pods written at
+// once, and the figures the pod-startup SLO and the design ask for.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimRuntime } from '../src/simruntime/server.js';
+import { percentile } from './stats.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const POLL_PERIOD_MS = 200;
+const SCENARIO_TIMEOUT_MS = 10 * 60_000;
+
+export interface ScenarioSpec {
+  pods: number;
+  workers: number;
+  images: number;
+  maxParallelImagePulls: number;
+}
+
+export interface ScenarioResult extends ScenarioSpec {
+  allRunningMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  podsPerSecond: number;
+  cpuSeconds: number;
+  peakRssMiB: number;
+  criCalls: number;
+  criCallsPerPod: number;
+}
+
+/** A pod per file, each with one container; images spread over `images` names to exercise pull de-duplication. */
+export function writeManifest(dir: string, index: number, images: number): void {
+  const name = `bench-${String(index).padStart(4, '0')}`;
+  const image = `registry.bench/app-${index % images}:1.0`;
+  const manifest = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'bench' },
+    spec: { containers: [{ name: 'app', image, command: ['sh', '-c', 'sleep 3600'] }] },
+  };
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(manifest));
+}
+
+interface StartupRecord {
+  runningAtMs?: number;
+}
+
+export async function runScenario(spec: ScenarioSpec, onProgress: (done: number) => void): Promise<ScenarioResult> {
+  const workDir = mkdtempSync(join(tmpdir(), 'shardlet-bench-'));
+  const manifests = join(workDir, 'manifests');
+  mkdirSync(manifests);
+  const socketPath = join(workDir, 'sim.sock');
+  const sim = await startSimRuntime({ socketPath });
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const kubelet = spawn(
+    process.execPath,
+    [
+      join(PACKAGE_ROOT, 'dist/src/main/cli.js'),
+      `--container-runtime-endpoint=unix://${socketPath}`,
+      `--pod-manifest-path=${manifests}`,
+      `--root-dir=${join(workDir, 'root')}`,
+      `--read-only-port=${port}`,
+      `--workers=${spec.workers}`,
+      `--max-pods=${spec.pods + 10}`,
+      '--serialize-image-pulls=false',
+      `--max-parallel-image-pulls=${spec.maxParallelImagePulls}`,
+      '--hostname-override=bench-node',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  try {
+    await waitFor(async () => (await fetchJson(`http://127.0.0.1:${port}/healthz`, true)) !== undefined, SCENARIO_TIMEOUT_MS);
+    const callsBefore = totalCalls(sim.stats());
+    const cpuBefore = processCpuSeconds(kubelet.pid!);
+    const writtenAtMs = Date.now();
+    for (let i = 0; i < spec.pods; i++) writeManifest(manifests, i, spec.images);
+    let records: StartupRecord[] = [];
+    await waitFor(async () => {
+      records = ((await fetchJson(`http://127.0.0.1:${port}/stats/startup`)) as { items: StartupRecord[] }).items;
+      const done = records.filter((r) => r.runningAtMs !== undefined).length;
+      onProgress(done);
+      return done >= spec.pods;
+    }, SCENARIO_TIMEOUT_MS);
+    const latencies = records.map((r) => r.runningAtMs! - writtenAtMs).sort((a, b) => a - b);
+    const allRunningMs = latencies[latencies.length - 1];
+    const criCalls = totalCalls(sim.stats()) - callsBefore;
+    return {
+      ...spec,
+      allRunningMs,
+      p50Ms: percentile(latencies, 0.5),
+      p90Ms: percentile(latencies, 0.9),
+      p99Ms: percentile(latencies, 0.99),
+      podsPerSecond: spec.pods / (allRunningMs / 1000),
+      cpuSeconds: processCpuSeconds(kubelet.pid!) - cpuBefore,
+      peakRssMiB: peakRssMiB(kubelet.pid!),
+      criCalls,
+      criCallsPerPod: criCalls / spec.pods,
+    };
+  } finally {
+    kubelet.kill('SIGTERM');
+    await new Promise((resolve) => kubelet.once('exit', resolve));
+    await sim.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function totalCalls(stats: Record<string, number> | { calls: Record<string, number> }): number {
+  const calls = 'calls' in stats && typeof stats.calls === 'object' ? stats.calls : (stats as Record<string, number>);
+  return Object.values(calls).reduce((sum, n) => sum + Number(n), 0);
+}
+
+/** utime + stime of every thread of the process, from /proc (clock ticks of 10 ms). */
+export function processCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const CLOCK_TICKS_PER_SECOND = 100;
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+export function peakRssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+async function fetchJson(url: string, quiet = false): Promise<unknown> {
+  try {
+    const reply = await fetch(url);
+    return reply.headers.get('content-type')?.includes('json') ? await reply.json() : await reply.text();
+  } catch (err) {
+    if (quiet) return undefined;
+    throw err;
+  }
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, POLL_PERIOD_MS));
+  }
+  throw new Error(`bench: timed out after ${timeoutMs} ms`);
+}

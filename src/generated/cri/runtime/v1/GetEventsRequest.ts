@@ -1,0 +1,8 @@
+// Original file: proto/cri/api.proto
+
+
+export interface GetEventsRequest {
+}
+
+export interface GetEventsRequest__Output {
+}

@@ -1,0 +1,218 @@
+// The pod config merge: upstream's podStorage (pkg/kubelet/config/config.go) in
+// PodConfigNotificationIncremental mode. It holds the pods of each source by UID,
+// turns each source's change (SET / ADD / UPDATE / DELETE / REMOVE) into the
+// minimal ADD / UPDATE / DELETE / REMOVE / RECONCILE updates for the sync loop,
+// and tracks which sources have delivered their first full SET.
+import type { Logger } from 'pino';
+import { ErrorCodes } from '../../shared/errors.js';
+import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from '../../shared/labels.js';
+import { canonicalJson } from '../../shared/manifest/static-pod.js';
+import { podFullName, podUid, type ObjectMeta, type Pod, type PodOperation, type PodUpdate } from '../../shared/types.js';
+
+/** Annotations the kubelet itself puts on pods; a source changing them is not a change of the pod. */
+const LOCAL_ANNOTATIONS = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
+
+interface MergeResult {
+  adds: Pod[];
+  updates: Pod[];
+  deletes: Pod[];
+  removes: Pod[];
+  reconciles: Pod[];
+}
+
+/** What checkAndUpdatePod decided; at most one is true. */
+export interface PodChange {
+  needUpdate: boolean;
+  needReconcile: boolean;
+  needGracefulDelete: boolean;
+}
+
+export class PodStorage {
+  private readonly podsBySource = new Map<string, Map<string, Pod>>();
+  private readonly sourcesSeen = new Set<string>();
+
+  constructor(
+    private readonly onUpdate: (update: PodUpdate) => void,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Merges one source's change and delivers the resulting updates, in upstream's order, to onUpdate. */
+  merge(source: string, update: PodUpdate): void {
+    const seenBefore = this.sourcesSeen.has(source);
+    const result = this.mergeChange(source, update);
+    const firstSet = !seenBefore && this.sourcesSeen.has(source);
+    this.deliver('REMOVE', source, result.removes);
+    this.deliver('ADD', source, result.adds);
+    this.deliver('UPDATE', source, result.updates);
+    this.deliver('DELETE', source, result.deletes);
+    if (firstSet && result.adds.length === 0 && result.updates.length === 0 && result.deletes.length === 0) {
+      // An empty ADD tells the kubelet the source is ready, as upstream does.
+      this.onUpdate({ op: 'ADD', source, pods: [] });
+    }
+    this.deliver('RECONCILE', source, result.reconciles);
+  }
+
+  /** True once every expected source has sent at least one SET (upstream's seenSources). */
+  sourcesReady(expected: readonly string[]): boolean {
+    return expected.every((source) => this.sourcesSeen.has(source));
+  }
+
+  seenSources(): string[] {
+    return [...this.sourcesSeen];
+  }
+
+  /** A copy of every pod of every source (upstream's MergedState). */
+  mergedState(): Pod[] {
+    return [...this.podsBySource.values()].flatMap((pods) => [...pods.values()].map((pod) => structuredClone(pod)));
+  }
+
+  private deliver(op: PodOperation, source: string, pods: Pod[]): void {
+    if (pods.length > 0) this.onUpdate({ op, source, pods: pods.map((pod) => structuredClone(pod)) });
+  }
+
+  private mergeChange(source: string, update: PodUpdate): MergeResult {
+    const result: MergeResult = { adds: [], updates: [], deletes: [], removes: [], reconciles: [] };
+    let pods = this.podsBySource.get(source) ?? new Map<string, Pod>();
+    // Sources keep their objects; the storage annotates and keeps its own copies.
+    const incoming = update.pods.map((pod) => structuredClone(pod));
+    switch (update.op) {
+      case 'ADD':
+      case 'UPDATE':
+      case 'DELETE':
+        this.logger.debug({ source, op: update.op, pods: incoming.map(podRef) }, 'Pods from source');
+        this.updatePods(source, incoming, pods, pods, result);
+        break;
+      case 'REMOVE':
+        this.logger.debug({ source, pods: incoming.map(podRef) }, 'Removing pods from source');
+        for (const pod of incoming) {
+          const existing = pods.get(podUid(pod));
+          if (!existing) continue;
+          pods.delete(podUid(pod));
+          result.removes.push(existing);
+        }
+        break;
+      case 'SET': {
+        this.sourcesSeen.add(source);
+        const oldPods = pods;
+        pods = new Map();
+        this.updatePods(source, incoming, oldPods, pods, result);
+        for (const [uid, existing] of oldPods) if (!pods.has(uid)) result.removes.push(existing);
+        break;
+      }
+      default:
+        this.logger.warn({ source, op: update.op }, 'Received invalid update type');
+    }
+    this.podsBySource.set(source, pods);
+    return result;
+  }
+
+  /** Upstream's updatePodsFunc: compares each new pod with its stored self, or adds it. */
+  private updatePods(source: string, newPods: Pod[], oldPods: Map<string, Pod>, pods: Map<string, Pod>, result: MergeResult): void {
+    for (const ref of this.filterInvalidPods(source, newPods)) {
+      const metadata = (ref.metadata ??= {});
+      // Annotate with the source before any comparison.
+      metadata.annotations = { ...metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source };
+      const uid = podUid(ref);
+      const existing = oldPods.get(uid);
+      if (existing) {
+        pods.set(uid, existing);
+        const change = checkAndUpdatePod(existing, ref);
+        if (change.needUpdate) result.updates.push(existing);
+        else if (change.needReconcile) result.reconciles.push(existing);
+        else if (change.needGracefulDelete) result.deletes.push(existing);
+        continue;
+      }
+      // recordFirstSeenTime
+      metadata.annotations[CONFIG_SEEN_ANNOTATION] = this.now().toISOString();
+      pods.set(uid, ref);
+      result.adds.push(ref);
+    }
+  }
+
+  /** Upstream's filterInvalidPods: sources validate pods; here only a duplicate full name is dropped. */
+  private filterInvalidPods(source: string, pods: Pod[]): Pod[] {
+    const names = new Set<string>();
+    return pods.filter((pod, index) => {
+      const name = podFullName(pod);
+      if (!names.has(name)) {
+        names.add(name);
+        return true;
+      }
+      this.logger.error(
+        { code: ErrorCodes.MANIFEST_DUPLICATE, source, pod: podRef(pod), index },
+        'Pod failed validation due to duplicate pod name, ignoring',
+      );
+      return false;
+    });
+  }
+}
+
+/**
+ * As upstream's checkAndUpdatePod: updates `existing` from `ref` and says whether
+ * this is an UPDATE (spec, labels, deletion fields or non-local annotations
+ * changed), a graceful DELETE (such a change with deletionTimestamp set), or a
+ * RECONCILE (only the status changed).
+ */
+export function checkAndUpdatePod(existing: Pod, ref: Pod): PodChange {
+  const change: PodChange = { needUpdate: false, needReconcile: false, needGracefulDelete: false };
+  if (!podsDifferSemantically(existing, ref)) {
+    // Only a status change: the kubelet is the source of truth for status, so reconcile it.
+    if (canonicalJson(existing.status) !== canonicalJson(ref.status)) {
+      setOrDelete(existing, 'status', ref.status);
+      change.needReconcile = true;
+    }
+    return change;
+  }
+  const existingMeta = (existing.metadata ??= {});
+  const refMeta = ref.metadata ?? {};
+  setOrDelete(existing, 'spec', ref.spec);
+  setOrDelete(existingMeta, 'labels', refMeta.labels);
+  setOrDelete(existingMeta, 'deletionTimestamp', refMeta.deletionTimestamp);
+  setOrDelete(existingMeta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
+  setOrDelete(existing, 'status', ref.status);
+  existingMeta.annotations = mergedAnnotations(existingMeta, refMeta);
+  if (refMeta.deletionTimestamp !== undefined && refMeta.deletionTimestamp !== null) change.needGracefulDelete = true;
+  else change.needUpdate = true;
+  return change;
+}
+
+/** Upstream's podsDifferSemantically. */
+export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
+  const a = existing.metadata ?? {};
+  const b = ref.metadata ?? {};
+  return (
+    canonicalJson(existing.spec) !== canonicalJson(ref.spec) ||
+    canonicalJson(a.labels) !== canonicalJson(b.labels) ||
+    canonicalJson(a.deletionTimestamp) !== canonicalJson(b.deletionTimestamp) ||
+    canonicalJson(a.deletionGracePeriodSeconds) !== canonicalJson(b.deletionGracePeriodSeconds) ||
+    !annotationsEqualIgnoringLocal(a.annotations, b.annotations)
+  );
+}
+
+function annotationsEqualIgnoringLocal(existing: Record<string, string> = {}, candidate: Record<string, string> = {}): boolean {
+  const relevant = (annotations: Record<string, string>) =>
+    Object.entries(annotations).filter(([key]) => !LOCAL_ANNOTATIONS.includes(key));
+  const existingEntries = relevant(existing);
+  const candidateEntries = relevant(candidate);
+  return existingEntries.length === candidateEntries.length && candidateEntries.every(([key, value]) => existing[key] === value);
+}
+
+/** Upstream's updateAnnotations: the source's annotations plus the kubelet's own, kept from the stored pod. */
+function mergedAnnotations(existing: ObjectMeta, ref: ObjectMeta): Record<string, string> {
+  const annotations: Record<string, string> = { ...ref.annotations };
+  for (const key of LOCAL_ANNOTATIONS) {
+    const value = existing.annotations?.[key];
+    if (value !== undefined) annotations[key] = value;
+  }
+  return annotations;
+}
+
+function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value === undefined) delete target[key];
+  else target[key] = value;
+}
+
+function podRef(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}

@@ -1,0 +1,215 @@
+// The kubelet: wires the sources, the merge, the pod workers and the shards, and
+// runs upstream's syncLoop timers. Start-up follows upstream's order: the runtime
+// must answer (Version, Status) before any pod is synced.
+import { mkdir } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { CriClient } from '../shared/cri/client.js';
+import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
+import { levelForVerbosity } from '../shared/logging.js';
+import type { ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import { FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { FileSource } from './config/file-source.js';
+import { PodStorage } from './config/pod-storage.js';
+import { UrlSource } from './config/url-source.js';
+import { PullCoordinator } from './images/pull-coordinator.js';
+import { detectHostIP } from './node-ip.js';
+import type { KubeletOptions } from './options/kubelet-options.js';
+import { PodManager } from './pod/pod-manager.js';
+import { PodWorkers } from './podworkers/pod-workers.js';
+import { ReadOnlyServer } from './server/read-only-server.js';
+import { ShardPool } from './shards/shard-pool.js';
+import { StartupTracker } from './status/startup-tracker.js';
+import { PodStatusCache } from './status/pod-status-cache.js';
+import { SyncLoop } from './sync-loop.js';
+
+/** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
+export const SYNC_TICK_MS = 1_000;
+export const HOUSEKEEPING_PERIOD_MS = 2_000;
+export const RELIST_PERIOD_MS = 1_000;
+
+export class Kubelet {
+  readonly podManager = new PodManager();
+  readonly statuses: PodStatusCache;
+  readonly startup = new StartupTracker();
+  private shards?: ShardPool;
+  private podWorkers?: PodWorkers;
+  private storage?: PodStorage;
+  private syncLoop?: SyncLoop;
+  private server?: ReadOnlyServer;
+  private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly expectedSources: string[] = [];
+  private relistInFlight = false;
+  private readonly abort = new AbortController();
+  /** Port the read-only server bound, once listening. */
+  readOnlyPort = 0;
+
+  constructor(
+    private readonly options: KubeletOptions,
+    private readonly logger: Logger,
+  ) {
+    this.statuses = new PodStatusCache(logger);
+    this.statuses.onChange(({ pod, status }) => this.startup.observe(pod, status));
+  }
+
+  async start(): Promise<void> {
+    const { options, logger } = this;
+    logger.info({ nodeName: options.nodeName, workers: options.workers, runtime: options.runtimeEndpoint }, 'Starting shardlet');
+    await mkdir(`${options.rootDir}/pods`, { recursive: true });
+    const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs });
+    const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
+    probe.close();
+    logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
+
+    const pulls = new PullCoordinator({
+      serializeImagePulls: options.serializeImagePulls,
+      maxParallelImagePulls: options.maxParallelImagePulls,
+      logger,
+    });
+    this.shards = new ShardPool({
+      workers: options.workers,
+      settings: this.shardSettings(),
+      pulls,
+      logger,
+      faultInjection: options.faultInjection,
+      onShardReplaced: (index) => this.resyncShard(index),
+    });
+    this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
+    this.syncLoop = new SyncLoop({
+      podManager: this.podManager,
+      podWorkers: this.podWorkers,
+      statuses: this.statuses,
+      logger,
+      sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
+      onPodSeen: (pod) => this.startup.seen(pod),
+    });
+    this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
+    await this.startSources();
+    await this.startServer();
+    this.startTimers();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    for (const timer of this.timers) clearInterval(timer);
+    await Promise.all(this.sources.map((source) => source.stop()));
+    await this.server?.close();
+    await this.shards?.close();
+    this.logger.info('shardlet stopped; running pods are left to the runtime');
+  }
+
+  /** Exposed for tests of shard loss. */
+  crashShard(index: number): Promise<void> {
+    return this.shards!.crashShard(index);
+  }
+
+  private shardSettings(): ShardSettings {
+    const { options } = this;
+    return {
+      runtimeEndpoint: options.runtimeEndpoint,
+      imageEndpoint: options.imageEndpoint || options.runtimeEndpoint,
+      runtimeRequestTimeoutMs: options.runtimeRequestTimeoutMs,
+      nodeName: options.nodeName,
+      hostIP: options.nodeIP || detectHostIP(),
+      rootDir: options.rootDir,
+      podLogsDir: options.podLogsDir,
+      podPidsLimit: options.podPidsLimit,
+      clusterDNS: options.clusterDNS,
+      clusterDomain: options.clusterDomain,
+      resolvConf: options.resolvConf,
+      logLevel: levelForVerbosity(options.verbosity),
+    };
+  }
+
+  private syncHost() {
+    return {
+      runSync: (request: SyncPodRequest) => this.shards!.sync(request),
+      previousStatus: (uid: string) => this.statuses.get(uid),
+      onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
+        this.statuses.set(pod, result.status);
+        for (const error of result.errors) {
+          this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
+        }
+      },
+      onSyncFailed: (pod: Pod, kind: SyncKind, err: unknown) => {
+        this.logger.warn({ pod: podRef(pod), kind, err: (err as Error).message }, 'Pod sync did not complete; retrying');
+      },
+    };
+  }
+
+  /** A replaced shard starts empty: every pod it owns is synced again from the runtime's state. */
+  private resyncShard(index: number): void {
+    for (const uid of this.podWorkers!.uids()) {
+      if (this.shards!.shardOf(uid) === index) this.podWorkers!.syncNow(uid);
+    }
+  }
+
+  private async startSources(): Promise<void> {
+    const { options, logger } = this;
+    const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
+    if (options.staticPodPath) {
+      this.expectedSources.push(FILE_SOURCE);
+      const source = new FileSource({
+        path: options.staticPodPath,
+        nodeName: options.nodeName,
+        periodMs: options.fileCheckFrequencyMs,
+        logger,
+        onUpdate: emit,
+      });
+      await source.start();
+      this.sources.push(source);
+    }
+    if (options.staticPodURL) {
+      this.expectedSources.push(HTTP_SOURCE);
+      const source = new UrlSource({
+        url: options.staticPodURL,
+        headers: options.staticPodURLHeader,
+        nodeName: options.nodeName,
+        periodMs: options.httpCheckFrequencyMs,
+        logger,
+        onUpdate: emit,
+      });
+      await source.start();
+      this.sources.push(source);
+    }
+  }
+
+  private async startServer(): Promise<void> {
+    if (this.options.readOnlyPort === 0) return;
+    this.server = new ReadOnlyServer(
+      {
+        pods: () => this.podManager.pods(),
+        statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
+        healthy: () => ({ ok: true, reason: '' }),
+        startupRecords: () => this.startup.records(),
+      },
+      this.logger,
+    );
+    this.readOnlyPort = await this.server.listen(this.options.readOnlyPort);
+  }
+
+  private startTimers(): void {
+    const every = (periodMs: number, run: () => void) => {
+      const timer = setInterval(run, periodMs);
+      this.timers.push(timer);
+    };
+    every(SYNC_TICK_MS, () => this.podWorkers!.syncDue(Date.now()));
+    every(HOUSEKEEPING_PERIOD_MS, () => this.syncLoop!.housekeeping());
+    every(RELIST_PERIOD_MS, () => this.relist());
+  }
+
+  /** One relist at a time: a slow runtime stretches the period instead of piling relists up. */
+  private relist(): void {
+    if (this.relistInFlight) return;
+    this.relistInFlight = true;
+    this.shards!.relist()
+      .then((result) => this.syncLoop!.handleRelist(result), (err) => this.syncLoop!.handleRelistError(err))
+      .finally(() => {
+        this.relistInFlight = false;
+      });
+  }
+}
+
+function podRef(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}

@@ -1,0 +1,113 @@
+// Value checks on the defaulted configuration, as upstream's
+// ValidateKubeletConfiguration (pkg/kubelet/apis/config/validation) does for the
+// fields shardlet reads or that are cheap to check. The first problem is reported,
+// named by where the value came from (a file field or a flag).
+import { isIP } from 'node:net';
+import { taintError } from './taints.js';
+
+/** Where a field's value came from, for the error message: `kubelet.yaml: field "maxPods"` or `flag --max-pods`. */
+export type FieldOrigin = (field: string) => { code: string; where: string };
+
+export interface ConfigProblem {
+  field: string;
+  reason: string;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+type Check = (fields: Fields) => ConfigProblem | undefined;
+
+const TOPOLOGY_MANAGER_POLICIES = ['none', 'best-effort', 'restricted', 'single-numa-node'];
+const TOPOLOGY_MANAGER_SCOPES = ['container', 'pod'];
+const CGROUP_DRIVERS = ['cgroupfs', 'systemd'];
+
+/** Frequencies and timeouts: a zero value was replaced by its default, so only negatives are left to refuse. */
+const POSITIVE_DURATIONS = [
+  'syncFrequency',
+  'fileCheckFrequency',
+  'httpCheckFrequency',
+  'nodeStatusUpdateFrequency',
+  'nodeStatusReportFrequency',
+  'runtimeRequestTimeout',
+];
+
+const NON_NEGATIVE_INTS = [
+  'maxPods',
+  'podsPerCore',
+  'kubeAPIQPS',
+  'kubeAPIBurst',
+  'eventRecordQPS',
+  'eventBurst',
+  'registryPullQPS',
+  'registryBurst',
+  'maxOpenFiles',
+  'evictionMaxPodGracePeriod',
+];
+
+const CHECKS: Check[] = [
+  ...POSITIVE_DURATIONS.map((field) => when(field, (ms) => (ms as number) <= 0, 'must be a positive duration')),
+  ...NON_NEGATIVE_INTS.map((field) => range(field, 0, Number.MAX_SAFE_INTEGER)),
+  when('nodeLeaseDurationSeconds', (value) => (value as number) <= 0, 'must be greater than 0'),
+  range('port', 1, 65_535),
+  range('readOnlyPort', 0, 65_535),
+  range('healthzPort', 0, 65_535),
+  range('oomScoreAdj', -1_000, 1_000),
+  range('imageGCHighThresholdPercent', 0, 100),
+  range('imageGCLowThresholdPercent', 0, 100),
+  range('iptablesMasqueradeBit', 0, 31),
+  range('iptablesDropBit', 0, 31),
+  range('nodeStatusMaxImages', -1, Number.MAX_SAFE_INTEGER),
+  range('maxParallelImagePulls', 1, Number.MAX_SAFE_INTEGER),
+  (fields) =>
+    fields.serializeImagePulls === true && (fields.maxParallelImagePulls as number | undefined ?? 1) > 1
+      ? { field: 'maxParallelImagePulls', reason: 'cannot be larger than 1 unless serializeImagePulls is false' }
+      : undefined,
+  (fields) =>
+    (fields.imageGCLowThresholdPercent as number) >= (fields.imageGCHighThresholdPercent as number)
+      ? { field: 'imageGCLowThresholdPercent', reason: 'must be less than imageGCHighThresholdPercent' }
+      : undefined,
+  (fields) =>
+    fields.systemCgroups && !fields.cgroupRoot ? { field: 'systemCgroups', reason: 'requires cgroupRoot to be set' } : undefined,
+  when('runOnce', (value) => value === true, 'runOnce mode has been deprecated and must not be set'),
+  oneOf('topologyManagerPolicy', TOPOLOGY_MANAGER_POLICIES),
+  oneOf('topologyManagerScope', TOPOLOGY_MANAGER_SCOPES),
+  oneOf('cgroupDriver', CGROUP_DRIVERS),
+  checkClusterDNS,
+  checkTaints,
+];
+
+/** The first problem with the defaulted fields, or undefined. */
+export function findConfigProblem(fields: Fields): ConfigProblem | undefined {
+  for (const check of CHECKS) {
+    const problem = check(fields);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function when(field: string, bad: (value: unknown) => boolean, reason: string): Check {
+  return (fields) => (fields[field] !== undefined && bad(fields[field]) ? { field, reason } : undefined);
+}
+
+function range(field: string, min: number, max: number): Check {
+  const reason = max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`;
+  return when(field, (value) => (value as number) < min || (value as number) > max, reason);
+}
+
+function oneOf(field: string, allowed: string[]): Check {
+  return when(field, (value) => !allowed.includes(value as string), `must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
+}
+
+function checkClusterDNS(fields: Fields): ConfigProblem | undefined {
+  const servers = (fields.clusterDNS as string[] | undefined) ?? [];
+  const bad = servers.find((server) => isIP(server) === 0);
+  return bad === undefined ? undefined : { field: 'clusterDNS', reason: `${JSON.stringify(bad)} is not an IP address` };
+}
+
+function checkTaints(fields: Fields): ConfigProblem | undefined {
+  const taints = (fields.registerWithTaints as Array<Record<string, unknown>> | undefined) ?? [];
+  for (const [index, taint] of taints.entries()) {
+    const reason = taint.timeAdded !== undefined ? 'timeAdded must not be set' : taintError(taint);
+    if (reason) return { field: `registerWithTaints[${index}]`, reason };
+  }
+  return undefined;
+}

@@ -1,0 +1,292 @@
+// Loads a KubeletConfiguration file (kubelet.config.k8s.io/v1beta1), applies
+// upstream's v1beta1 defaults (pkg/kubelet/apis/config/v1beta1/defaults.go), lays
+// the command-line flags over it (flags win, as upstream's
+// kubeletConfigFlagPrecedence), validates the result and resolves it into the one
+// KubeletOptions object the kubelet reads.
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { parseAllDocuments } from 'yaml';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { dns1123SubdomainError } from '../../shared/manifest/names.js';
+import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROOT_DIR, defaultWorkers, MAX_VERBOSITY, type KubeletFlags } from './flags.js';
+import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
+import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
+import type { KubeletOptions, NodeTaint } from './kubelet-options.js';
+
+export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
+export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
+
+const SYNC_FREQUENCY_MS = 60_000;
+const FILE_CHECK_FREQUENCY_MS = 20_000;
+const HTTP_CHECK_FREQUENCY_MS = 20_000;
+const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
+const NODE_STATUS_REPORT_FREQUENCY_MS = 300_000;
+const RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
+const IMAGE_MINIMUM_GC_AGE_MS = 120_000;
+
+/** Upstream defaults for fields whose Go type is not a pointer: a zero value ("", 0, "0s") also means unset. */
+const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
+  syncFrequency: SYNC_FREQUENCY_MS,
+  fileCheckFrequency: FILE_CHECK_FREQUENCY_MS,
+  httpCheckFrequency: HTTP_CHECK_FREQUENCY_MS,
+  address: '0.0.0.0',
+  port: 10_250,
+  registryBurst: 10,
+  eventBurst: 100,
+  healthzBindAddress: '127.0.0.1',
+  nodeStatusUpdateFrequency: NODE_STATUS_UPDATE_FREQUENCY_MS,
+  nodeLeaseDurationSeconds: 40,
+  imageMinimumGCAge: IMAGE_MINIMUM_GC_AGE_MS,
+  cgroupDriver: 'cgroupfs',
+  topologyManagerPolicy: 'none',
+  topologyManagerScope: 'container',
+  runtimeRequestTimeout: RUNTIME_REQUEST_TIMEOUT_MS,
+  maxPods: 110,
+  maxOpenFiles: 1_000_000,
+  kubeAPIBurst: 100,
+  containerLogMaxSize: '10Mi',
+  containerRuntimeEndpoint: DEFAULT_CONTAINER_RUNTIME_ENDPOINT,
+  podLogsDir: '/var/log/pods',
+};
+
+/** Upstream defaults for pointer fields: only an absent value takes the default, an explicit 0 or "" stays. */
+const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
+  enableServer: true,
+  registryPullQPS: 5,
+  eventRecordQPS: 50,
+  healthzPort: 10_248,
+  oomScoreAdj: -999,
+  imageGCHighThresholdPercent: 85,
+  imageGCLowThresholdPercent: 80,
+  cgroupsPerQOS: true,
+  resolvConf: '/etc/resolv.conf',
+  nodeStatusMaxImages: 50,
+  kubeAPIQPS: 50,
+  failSwapOn: true,
+  registerNode: true,
+  containerLogMaxFiles: 5,
+  iptablesMasqueradeBit: 14,
+  iptablesDropBit: 15,
+};
+
+/** Flags that set a KubeletConfiguration field, with the field they set. */
+const FLAG_FIELDS: ReadonlyArray<[keyof KubeletFlags, string, string]> = [
+  ['containerRuntimeEndpoint', 'containerRuntimeEndpoint', 'container-runtime-endpoint'],
+  ['imageServiceEndpoint', 'imageServiceEndpoint', 'image-service-endpoint'],
+  ['podManifestPath', 'staticPodPath', 'pod-manifest-path'],
+  ['manifestURL', 'staticPodURL', 'manifest-url'],
+  ['manifestURLHeader', 'staticPodURLHeader', 'manifest-url-header'],
+  ['maxPods', 'maxPods', 'max-pods'],
+  ['runtimeRequestTimeoutMs', 'runtimeRequestTimeout', 'runtime-request-timeout'],
+  ['serializeImagePulls', 'serializeImagePulls', 'serialize-image-pulls'],
+  ['maxParallelImagePulls', 'maxParallelImagePulls', 'max-parallel-image-pulls'],
+  ['syncFrequencyMs', 'syncFrequency', 'sync-frequency'],
+  ['fileCheckFrequencyMs', 'fileCheckFrequency', 'file-check-frequency'],
+  ['httpCheckFrequencyMs', 'httpCheckFrequency', 'http-check-frequency'],
+  ['podPidsLimit', 'podPidsLimit', 'pod-pids-limit'],
+  ['clusterDNS', 'clusterDNS', 'cluster-dns'],
+  ['clusterDomain', 'clusterDomain', 'cluster-domain'],
+  ['resolvConf', 'resolvConf', 'resolv-conf'],
+  ['readOnlyPort', 'readOnlyPort', 'read-only-port'],
+  ['registerNode', 'registerNode', 'register-node'],
+  ['registerWithTaints', 'registerWithTaints', 'register-with-taints'],
+];
+
+/** A structurally valid config file: only the fields it sets, durations in ms. */
+export interface KubeletConfigFile {
+  path: string;
+  fields: Readonly<Record<string, unknown>>;
+}
+
+/** Things outside the config that resolution reads; tests swap them. */
+export interface ResolveEnv {
+  hostname: () => string;
+}
+
+const DEFAULT_ENV: ResolveEnv = { hostname };
+
+export async function loadKubeletConfig(path: string): Promise<KubeletConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: cannot read the config file: ${(err as Error).message}`, { path });
+  }
+  return parseKubeletConfig(text, path);
+}
+
+/** Parses YAML or JSON text; throws ShardletError(CONFIG_INVALID) naming the file and the field path. */
+export function parseKubeletConfig(text: string, path: string): KubeletConfigFile {
+  const document = parseSingleDocument(text, path);
+  const fail = (field: string, reason: string) =>
+    new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: field "${field}": ${reason}`, { path, field });
+  if (!isPlainObject(document)) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: must hold a ${KUBELET_CONFIG_KIND} object`, { path });
+  if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${JSON.stringify(document.apiVersion ?? '')}`);
+  if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${JSON.stringify(document.kind ?? '')}`);
+  try {
+    return { path, fields: checkFields(document, KUBELET_CONFIGURATION_FIELDS) };
+  } catch (err) {
+    if (err instanceof FieldError) throw fail(err.fieldPath, err.message);
+    throw err;
+  }
+}
+
+/** The file's fields with upstream's v1beta1 defaults filled in (durations in ms). */
+export function applyConfigDefaults(explicit: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...explicit };
+  for (const [field, value] of Object.entries(ZERO_MEANS_DEFAULT)) {
+    if (fields[field] === undefined || fields[field] === 0 || fields[field] === '') fields[field] = value;
+  }
+  for (const [field, value] of Object.entries(NIL_MEANS_DEFAULT)) fields[field] ??= value;
+  // nodeStatusReportFrequency follows an explicitly set nodeStatusUpdateFrequency, for backward compatibility.
+  if (!fields.nodeStatusReportFrequency) {
+    fields.nodeStatusReportFrequency = explicit.nodeStatusUpdateFrequency || NODE_STATUS_REPORT_FREQUENCY_MS;
+  }
+  // nil or negative means "node allocatable limit only".
+  if (fields.podPidsLimit === undefined || (fields.podPidsLimit as number) < 0) fields.podPidsLimit = -1;
+  fields.serializeImagePulls ??= defaultSerializeImagePulls(fields.maxParallelImagePulls as number | undefined);
+  return fields;
+}
+
+/** Upstream: serial pulls unless maxParallelImagePulls asks for two or more, so users need not set both. */
+function defaultSerializeImagePulls(maxParallelImagePulls: number | undefined): boolean {
+  return maxParallelImagePulls === undefined || maxParallelImagePulls < 2;
+}
+
+/** Loads --config (if given) and merges the flags over it. */
+export async function resolveKubeletOptions(flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): Promise<KubeletOptions> {
+  const file = flags.config ? await loadKubeletConfig(flags.config) : undefined;
+  return mergeFlags(file, flags, env);
+}
+
+/** Flags win over the file; the merged result is validated, naming the file field or flag a bad value came from. */
+export function mergeFlags(config: KubeletConfigFile | undefined, flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): KubeletOptions {
+  const fileFields = config?.fields ?? {};
+  const fields = applyConfigDefaults(fileFields);
+  const flagByField = new Map<string, string>();
+  for (const [flagKey, field, flagName] of FLAG_FIELDS) {
+    if (flags[flagKey] === undefined) continue;
+    fields[field] = flags[flagKey];
+    flagByField.set(field, flagName);
+  }
+  if (fileFields.serializeImagePulls === undefined && flags.serializeImagePulls === undefined) {
+    fields.serializeImagePulls = defaultSerializeImagePulls(fields.maxParallelImagePulls as number | undefined);
+  }
+  const problem = findConfigProblem(fields);
+  if (problem) throw problemError(problem, config, flagByField);
+  return buildOptions(fields, flags, config, env);
+}
+
+function problemError(problem: ConfigProblem, config: KubeletConfigFile | undefined, flagByField: Map<string, string>): ShardletError {
+  const topField = problem.field.replace(/\[.*$/, '');
+  const flagName = flagByField.get(topField);
+  if (flagName) {
+    return new ShardletError(ErrorCodes.FLAG_INVALID, `invalid value for flag --${flagName}: ${problem.reason}`, { flag: flagName });
+  }
+  const where = config ? `${config.path}: ` : '';
+  return new ShardletError(ErrorCodes.CONFIG_INVALID, `${where}field "${problem.field}": ${problem.reason}`, {
+    path: config?.path,
+    field: problem.field,
+  });
+}
+
+function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, config: KubeletConfigFile | undefined, env: ResolveEnv): KubeletOptions {
+  const runtimeEndpoint = fields.containerRuntimeEndpoint as string;
+  const nodeIPs = flags.nodeIPs ?? [];
+  return {
+    configFile: config?.path ?? '',
+    kubeconfig: flags.kubeconfig ?? '',
+    nodeName: resolveNodeName(flags.hostnameOverride, env),
+    nodeIP: nodeIPs[0] ?? '',
+    nodeIPs,
+    runtimeEndpoint,
+    imageEndpoint: (fields.imageServiceEndpoint as string | undefined) || runtimeEndpoint,
+    rootDir: flags.rootDir ?? DEFAULT_ROOT_DIR,
+    podLogsDir: fields.podLogsDir as string,
+    workers: flags.workers ?? defaultWorkers(),
+    verbosity: flags.verbosity ?? fileVerbosity(fields),
+    readOnlyPort: (fields.readOnlyPort as number | undefined) ?? DEFAULT_READ_ONLY_PORT,
+    faultInjection: flags.faultInjection ?? false,
+    staticPodPath: (fields.staticPodPath as string | undefined) ?? '',
+    staticPodURL: (fields.staticPodURL as string | undefined) ?? '',
+    staticPodURLHeader: (fields.staticPodURLHeader as Record<string, string[]> | undefined) ?? {},
+    fileCheckFrequencyMs: fields.fileCheckFrequency as number,
+    httpCheckFrequencyMs: fields.httpCheckFrequency as number,
+    syncFrequencyMs: fields.syncFrequency as number,
+    runtimeRequestTimeoutMs: fields.runtimeRequestTimeout as number,
+    serializeImagePulls: fields.serializeImagePulls as boolean,
+    maxParallelImagePulls: fields.maxParallelImagePulls as number | undefined,
+    registryPullQPS: fields.registryPullQPS as number,
+    registryBurst: fields.registryBurst as number,
+    ...podSettings(fields),
+    ...nodeSettings(fields, flags),
+  };
+}
+
+function podSettings(fields: Record<string, unknown>) {
+  return {
+    maxPods: fields.maxPods as number,
+    podsPerCore: (fields.podsPerCore as number | undefined) ?? 0,
+    podPidsLimit: fields.podPidsLimit as number,
+    clusterDNS: (fields.clusterDNS as string[] | undefined) ?? [],
+    clusterDomain: (fields.clusterDomain as string | undefined) ?? '',
+    resolvConf: fields.resolvConf as string,
+    cgroupDriver: fields.cgroupDriver as string,
+    cgroupRoot: (fields.cgroupRoot as string | undefined) ?? '',
+    cgroupsPerQOS: fields.cgroupsPerQOS as boolean,
+    systemReserved: (fields.systemReserved as Record<string, string> | undefined) ?? {},
+    kubeReserved: (fields.kubeReserved as Record<string, string> | undefined) ?? {},
+    evictionHard: (fields.evictionHard as Record<string, string> | undefined) ?? {},
+    featureGates: (fields.featureGates as Record<string, boolean> | undefined) ?? {},
+  };
+}
+
+function nodeSettings(fields: Record<string, unknown>, flags: KubeletFlags) {
+  const taints = (fields.registerWithTaints as NodeTaint[] | undefined) ?? [];
+  return {
+    kubeAPIQPS: fields.kubeAPIQPS as number,
+    kubeAPIBurst: fields.kubeAPIBurst as number,
+    eventRecordQPS: fields.eventRecordQPS as number,
+    eventBurst: fields.eventBurst as number,
+    registerNode: fields.registerNode as boolean,
+    nodeLabels: flags.nodeLabels ?? {},
+    registerWithTaints: taints.map(({ key, value, effect }) => (value === undefined ? { key, effect } : { key, value, effect })),
+    providerID: (fields.providerID as string | undefined) ?? '',
+    podCIDR: (fields.podCIDR as string | undefined) ?? '',
+    nodeStatusUpdateFrequencyMs: fields.nodeStatusUpdateFrequency as number,
+    nodeStatusReportFrequencyMs: fields.nodeStatusReportFrequency as number,
+    nodeStatusMaxImages: fields.nodeStatusMaxImages as number,
+    nodeLeaseDurationSeconds: fields.nodeLeaseDurationSeconds as number,
+  };
+}
+
+/** As upstream's nodeutil.GetHostname: the override or the host name, trimmed and lowercased. */
+function resolveNodeName(override: string | undefined, env: ResolveEnv): string {
+  const nodeName = (override ?? env.hostname()).trim().toLowerCase();
+  const reason = nodeName === '' ? 'must not be empty' : dns1123SubdomainError(nodeName);
+  if (reason) {
+    const source = override === undefined ? `host name ${JSON.stringify(nodeName)}` : `--hostname-override ${JSON.stringify(nodeName)}`;
+    throw new ShardletError(ErrorCodes.FLAG_INVALID, `node name from ${source} ${reason}; set --hostname-override`, { flag: 'hostname-override' });
+  }
+  return nodeName;
+}
+
+/** logging.verbosity from the file, used when -v is not given. */
+function fileVerbosity(fields: Record<string, unknown>): number {
+  const verbosity = (fields.logging as { verbosity?: number } | undefined)?.verbosity ?? 0;
+  return Math.min(Math.max(verbosity, 0), MAX_VERBOSITY);
+}
+
+function parseSingleDocument(text: string, path: string): unknown {
+  const documents = parseAllDocuments(text, { uniqueKeys: true });
+  for (const document of documents) {
+    const error = document.errors[0];
+    if (error) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: invalid YAML/JSON: ${error.message.split('\n')[0]}`, { path });
+  }
+  // A document of only markers or comments decodes to null: it does not count.
+  const nonEmpty = documents.map((document) => document.toJS() as unknown).filter((value) => value !== null && value !== undefined);
+  if (nonEmpty.length > 1) {
+    throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: holds ${nonEmpty.length} YAML documents; want one ${KUBELET_CONFIG_KIND}`, { path });
+  }
+  return nonEmpty[0] ?? null;
+}

@@ -1,0 +1,85 @@
+// The one resolved set of settings the rest of the kubelet reads: the
+// KubeletConfiguration file with upstream's v1beta1 defaults applied, then the
+// command-line flags on top (flags win). Durations are in milliseconds and carry
+// an `Ms` suffix; nothing here is optional except what upstream leaves nil.
+
+/** A node taint as in the v1 Node API (registerWithTaints / --register-with-taints). */
+export interface NodeTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+export interface KubeletOptions {
+  /** Path of the KubeletConfiguration file (--config), '' when none was given. */
+  configFile: string;
+  /** Path of the kubeconfig (--kubeconfig); '' runs standalone (static pods only). */
+  kubeconfig: string;
+  /** Lowercased node name: --hostname-override, else os.hostname(). */
+  nodeName: string;
+  /** First --node-ip; '' lets the kubelet detect the host IP. */
+  nodeIP: string;
+  /** Every --node-ip given (dual-stack nodes give two). */
+  nodeIPs: string[];
+  /** CRI runtime endpoint (containerRuntimeEndpoint / --container-runtime-endpoint). */
+  runtimeEndpoint: string;
+  /** CRI image endpoint; the runtime endpoint when not set, as upstream. */
+  imageEndpoint: string;
+  rootDir: string;
+  podLogsDir: string;
+  /** Shard worker threads; 0 runs shard code on the main thread. */
+  workers: number;
+  /** klog-style verbosity, 0–10. */
+  verbosity: number;
+  /** Port of the read-only status server on 127.0.0.1; 0 disables it. */
+  readOnlyPort: number;
+  /** Test-only: lets tests end a shard thread on purpose (--fault-injection). */
+  faultInjection: boolean;
+
+  // Pod sources.
+  staticPodPath: string;
+  staticPodURL: string;
+  staticPodURLHeader: Record<string, string[]>;
+  fileCheckFrequencyMs: number;
+  httpCheckFrequencyMs: number;
+
+  // Sync loop, runtime and images.
+  syncFrequencyMs: number;
+  runtimeRequestTimeoutMs: number;
+  serializeImagePulls: boolean;
+  /** undefined means no limit, as upstream's nil. */
+  maxParallelImagePulls?: number;
+  registryPullQPS: number;
+  registryBurst: number;
+
+  // Admission and pod settings.
+  maxPods: number;
+  podsPerCore: number;
+  /** -1 means no pod-level limit, as upstream. */
+  podPidsLimit: number;
+  clusterDNS: string[];
+  clusterDomain: string;
+  resolvConf: string;
+  cgroupDriver: string;
+  cgroupRoot: string;
+  cgroupsPerQOS: boolean;
+  systemReserved: Record<string, string>;
+  kubeReserved: Record<string, string>;
+  evictionHard: Record<string, string>;
+  featureGates: Record<string, boolean>;
+
+  // API server, node registration, status and lease.
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
+  eventRecordQPS: number;
+  eventBurst: number;
+  registerNode: boolean;
+  nodeLabels: Record<string, string>;
+  registerWithTaints: NodeTaint[];
+  providerID: string;
+  podCIDR: string;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeStatusMaxImages: number;
+  nodeLeaseDurationSeconds: number;
+}

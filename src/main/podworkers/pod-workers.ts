@@ -1,0 +1,212 @@
+// Upstream's podWorkers, on the main thread: one state machine per pod UID that
+// runs the pod's syncs strictly one at a time (per-pod FIFO), coalesces updates that
+// arrive meanwhile to the latest spec, and walks SyncPod → SyncTerminatingPod →
+// SyncTerminatedPod. The syncs themselves run on the pod's shard.
+import type { Logger } from 'pino';
+import { CONFIG_SOURCE_ANNOTATION } from '../../shared/labels.js';
+import type { SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
+import { API_SOURCE, podFullName, type Pod, type PodStatus } from '../../shared/types.js';
+
+/** Upstream's backOffPeriod: how long a pod waits after a failed sync. */
+export const SYNC_ERROR_BACKOFF_MS = 10_000;
+/** How soon a terminating pod whose containers are still running is looked at again. */
+export const TERMINATING_RECHECK_MS = 1_000;
+/** How soon a static pod waiting for its predecessor to terminate checks again. */
+export const STATIC_POD_WAIT_MS = 500;
+
+export type UpdateType = 'create' | 'update' | 'sync' | 'kill';
+export type WorkPhase = 'syncing' | 'terminating' | 'terminated';
+
+export interface UpdatePodOptions {
+  type: UpdateType;
+  pod: Pod;
+  /** For kill: the grace period to give (pod deletion or removal). */
+  gracePeriodSeconds?: number;
+  /** For kill: the pod is gone from every source, so remove its runtime objects once stopped. */
+  removeFromRuntime?: boolean;
+}
+
+interface PodWork {
+  uid: string;
+  pod: Pod;
+  fullName: string;
+  isStatic: boolean;
+  phase: WorkPhase;
+  gracePeriodSeconds?: number;
+  removeFromRuntime: boolean;
+  working: boolean;
+  /** Another sync was asked for while one ran: run once more, with the latest spec. */
+  pendingSync: boolean;
+  dueAtMs: number;
+  /** SyncTerminatedPod done: nothing more will run for this UID. */
+  finished: boolean;
+}
+
+/** Where the pod workers run syncs and report results; implemented by the kubelet. */
+export interface PodSyncHost {
+  runSync(request: SyncPodRequest): Promise<SyncPodResult>;
+  previousStatus(uid: string): PodStatus | undefined;
+  onSyncResult(pod: Pod, result: SyncPodResult, kind: SyncKind): void;
+  onSyncFailed(pod: Pod, kind: SyncKind, err: unknown): void;
+}
+
+export class PodWorkers {
+  private readonly workByUid = new Map<string, PodWork>();
+
+  constructor(
+    private readonly host: PodSyncHost,
+    private readonly resyncIntervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Upstream's UpdatePod: record the latest spec and intent, and make sure a sync runs. */
+  updatePod(options: UpdatePodOptions): void {
+    const uid = options.pod.metadata?.uid ?? '';
+    let work = this.workByUid.get(uid);
+    if (!work) {
+      work = newWork(uid, options.pod);
+      this.workByUid.set(uid, work);
+    } else if (options.pod.spec || !work.pod.spec) {
+      work.pod = options.pod;
+    }
+    if (options.type === 'kill') this.markTerminating(work, options);
+    work.dueAtMs = 0;
+    this.dispatch(work);
+  }
+
+  /** The 1 s tick: run every pod whose resync or backoff is due. */
+  syncDue(nowMs: number): void {
+    for (const work of this.workByUid.values()) {
+      if (!work.finished && work.dueAtMs <= nowMs) this.dispatch(work);
+    }
+  }
+
+  /** A PLEG event or a replaced shard: look at the pod now. */
+  syncNow(uid: string): void {
+    const work = this.workByUid.get(uid);
+    if (!work || work.finished) return;
+    work.dueAtMs = 0;
+    this.dispatch(work);
+  }
+
+  has(uid: string): boolean {
+    return this.workByUid.has(uid);
+  }
+
+  phaseOf(uid: string): WorkPhase | undefined {
+    return this.workByUid.get(uid)?.phase;
+  }
+
+  isFinished(uid: string): boolean {
+    return this.workByUid.get(uid)?.finished ?? false;
+  }
+
+  uids(): string[] {
+    return [...this.workByUid.keys()];
+  }
+
+  /** Drops a finished pod's state (housekeeping, once no source wants it). */
+  forget(uid: string): void {
+    const work = this.workByUid.get(uid);
+    if (work?.finished) this.workByUid.delete(uid);
+  }
+
+  private markTerminating(work: PodWork, options: UpdatePodOptions): void {
+    if (options.removeFromRuntime && !work.removeFromRuntime) {
+      work.removeFromRuntime = true;
+      // Already cleaned up without removal (a completed pod): run SyncTerminatedPod again to remove it.
+      if (work.finished) work.finished = false;
+    }
+    if (options.gracePeriodSeconds !== undefined) {
+      work.gracePeriodSeconds = Math.min(work.gracePeriodSeconds ?? options.gracePeriodSeconds, options.gracePeriodSeconds);
+    }
+    if (work.phase === 'syncing') {
+      work.phase = 'terminating';
+      this.logger.info({ pod: work.fullName, uid: work.uid, gracePeriodSeconds: work.gracePeriodSeconds }, 'Pod is terminating');
+    }
+  }
+
+  private dispatch(work: PodWork): void {
+    if (work.finished) return;
+    if (work.working) {
+      work.pendingSync = true;
+      return;
+    }
+    if (work.phase === 'syncing' && work.isStatic && this.predecessorRunning(work)) {
+      // As upstream's allowStaticPodStart: a static pod starts only once the pod it replaces has stopped.
+      work.dueAtMs = Date.now() + STATIC_POD_WAIT_MS;
+      return;
+    }
+    work.working = true;
+    work.pendingSync = false;
+    const kind: SyncKind = work.phase === 'syncing' ? 'sync' : work.phase;
+    const request: SyncPodRequest = {
+      kind,
+      pod: work.pod,
+      gracePeriodSeconds: kind === 'terminating' ? work.gracePeriodSeconds : undefined,
+      removeFromRuntime: kind === 'terminated' ? work.removeFromRuntime : undefined,
+      previousStatus: this.host.previousStatus(work.uid),
+    };
+    this.host.runSync(request).then(
+      (result) => this.completed(work, kind, result),
+      (err) => this.failed(work, kind, err),
+    );
+  }
+
+  private completed(work: PodWork, kind: SyncKind, result: SyncPodResult): void {
+    work.working = false;
+    this.host.onSyncResult(work.pod, result, kind);
+    const nowMs = Date.now();
+    if (result.errors.length > 0) {
+      work.dueAtMs = nowMs + SYNC_ERROR_BACKOFF_MS;
+    } else if (kind === 'sync') {
+      const phase = result.status.phase;
+      if (phase === 'Succeeded' || phase === 'Failed') {
+        // A terminal pod goes on to terminate (stop its sandbox), as upstream's SyncPod returning isTerminal.
+        work.phase = 'terminating';
+        work.dueAtMs = 0;
+      } else {
+        work.dueAtMs = nowMs + (result.requeueAfterMs ?? this.resyncIntervalMs);
+      }
+    } else if (kind === 'terminating') {
+      if (result.terminated) work.phase = 'terminated';
+      work.dueAtMs = result.terminated ? 0 : nowMs + TERMINATING_RECHECK_MS;
+    } else {
+      work.finished = true;
+      this.logger.info({ pod: work.fullName, uid: work.uid, removed: work.removeFromRuntime }, 'Pod terminated');
+      return;
+    }
+    if (work.pendingSync || work.dueAtMs === 0) this.dispatch(work);
+  }
+
+  private failed(work: PodWork, kind: SyncKind, err: unknown): void {
+    work.working = false;
+    this.host.onSyncFailed(work.pod, kind, err);
+    work.dueAtMs = Date.now() + SYNC_ERROR_BACKOFF_MS;
+  }
+
+  private predecessorRunning(work: PodWork): boolean {
+    for (const other of this.workByUid.values()) {
+      if (other.uid === work.uid || other.fullName !== work.fullName || other.finished) continue;
+      // A static predecessor still syncing is about to be removed by the same config change.
+      if (other.phase !== 'syncing' || other.isStatic) return true;
+    }
+    return false;
+  }
+}
+
+function newWork(uid: string, pod: Pod): PodWork {
+  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+  return {
+    uid,
+    pod,
+    fullName: podFullName(pod),
+    isStatic: source !== undefined && source !== API_SOURCE,
+    phase: 'syncing',
+    removeFromRuntime: false,
+    working: false,
+    pendingSync: false,
+    dueAtMs: 0,
+    finished: false,
+  };
+}

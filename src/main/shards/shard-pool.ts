@@ -1,0 +1,136 @@
+// The shard threads as the main thread sees them. Each shard is a piscina pool of
+// exactly one thread (so piscina replaces a thread that dies, queues tasks while it
+// starts, and keeps run/wait histograms), running many pod syncs at once; pods are
+// routed by a stable hash of their UID. The PLEG relist has a thread of its own.
+// With --workers 0 the same Shard and Relister run inline on the main thread.
+import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
+import * as Comlink from 'comlink';
+import { nodeEndpoint } from '../../shared/comlink-node.js';
+import type { MessagePort } from 'node:worker_threads';
+import { CriClient } from '../../shared/cri/client.js';
+import type { ShardSettings, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
+import { Shard } from '../../workers/shard.js';
+import { Relister, type RelistResult } from '../../workers/pleg/relist.js';
+import type { ShardTask } from '../../workers/shard-worker.js';
+import { PULL_PORT_MESSAGE, type WorkerBootData } from '../../workers/worker-data.js';
+import type { PullCoordinator } from '../images/pull-coordinator.js';
+import { shardForUid } from './shard-hash.js';
+
+/** Pod syncs one shard thread runs at once; each mostly waits on the runtime. */
+export const CONCURRENT_SYNCS_PER_SHARD = 512;
+
+const SHARD_WORKER_URL = new URL('../../workers/shard-worker.js', import.meta.url).href;
+const PLEG_WORKER_URL = new URL('../../workers/pleg-worker.js', import.meta.url).href;
+
+export interface ShardPoolOptions {
+  workers: number;
+  settings: ShardSettings;
+  pulls: PullCoordinator;
+  logger: Logger;
+  /** Called when a shard thread was replaced: its pods must be resynced from the runtime. */
+  onShardReplaced: (shardIndex: number) => void;
+  faultInjection?: boolean;
+}
+
+interface ThreadShard {
+  pool: Piscina;
+  threadsCreated: number;
+}
+
+export class ShardPool {
+  readonly shardCount: number;
+  private readonly threads: ThreadShard[] = [];
+  private readonly inlineShard?: Shard;
+  private readonly plegPool?: Piscina;
+  private readonly inlineRelister?: Relister;
+
+  constructor(private readonly options: ShardPoolOptions) {
+    this.shardCount = Math.max(options.workers, 1);
+    if (options.workers === 0) {
+      this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger);
+      const cri = new CriClient(options.settings.runtimeEndpoint, { timeoutMs: options.settings.runtimeRequestTimeoutMs });
+      this.inlineRelister = new Relister(cri);
+      return;
+    }
+    for (let index = 0; index < options.workers; index++) this.threads.push(this.startShardThread(index));
+    this.plegPool = new Piscina({
+      filename: PLEG_WORKER_URL,
+      minThreads: 1,
+      maxThreads: 1,
+      atomics: 'disabled',
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData: this.bootData(-1),
+    });
+    this.plegPool.on('error', (err: Error) => options.logger.error({ err: err.message }, 'PLEG thread error'));
+  }
+
+  shardOf(uid: string): number {
+    return shardForUid(uid, this.shardCount);
+  }
+
+  /** Runs one pod sync on the pod's shard. */
+  sync(request: SyncPodRequest): Promise<SyncPodResult> {
+    if (this.inlineShard) return this.inlineShard.sync(request);
+    const index = this.shardOf(request.pod.metadata?.uid ?? '');
+    const task: ShardTask = { op: 'sync', request };
+    return this.threads[index].pool.run(task) as Promise<SyncPodResult>;
+  }
+
+  /** One PLEG relist, off the main thread unless --workers 0. */
+  relist(): Promise<RelistResult> {
+    if (this.inlineRelister) return this.inlineRelister.relist();
+    return this.plegPool!.run(null) as Promise<RelistResult>;
+  }
+
+  /** Ends a shard thread on purpose (tests of shard loss; needs faultInjection). */
+  async crashShard(index: number): Promise<void> {
+    await this.threads[index]?.pool.run({ op: 'exit' } satisfies ShardTask);
+  }
+
+  /** Task wait/run figures per shard, for the bench. */
+  stats(): Array<{ shard: number; completed: number; runP99Ms: number; waitP99Ms: number }> {
+    return this.threads.map((thread, shard) => ({
+      shard,
+      completed: thread.pool.completed,
+      runP99Ms: thread.pool.histogram.runTime.p99,
+      waitP99Ms: thread.pool.histogram.waitTime.p99,
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.inlineShard?.close();
+    await Promise.all([...this.threads.map((t) => t.pool.destroy()), this.plegPool?.destroy()]);
+  }
+
+  private bootData(index: number): WorkerBootData {
+    return { index, settings: this.options.settings, faultInjection: this.options.faultInjection ?? false };
+  }
+
+  private startShardThread(index: number): ThreadShard {
+    const { logger, pulls } = this.options;
+    const pool = new Piscina({
+      filename: SHARD_WORKER_URL,
+      minThreads: 1,
+      maxThreads: 1,
+      concurrentTasksPerWorker: CONCURRENT_SYNCS_PER_SHARD,
+      // A shard keeps state and a gRPC channel: its thread must never be parked.
+      atomics: 'disabled',
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData: this.bootData(index),
+    });
+    const thread: ThreadShard = { pool, threadsCreated: 0 };
+    pool.on('message', (message: { type?: string; port?: MessagePort }) => {
+      if (message?.type === PULL_PORT_MESSAGE && message.port) Comlink.expose(pulls, nodeEndpoint(message.port));
+    });
+    pool.on('workerCreate', () => {
+      thread.threadsCreated++;
+      if (thread.threadsCreated === 1) return;
+      logger.warn({ shard: index }, 'Shard thread replaced; resyncing its pods from the runtime');
+      this.options.onShardReplaced(index);
+    });
+    pool.on('workerDestroy', () => pulls.releaseShard(index));
+    pool.on('error', (err: Error) => logger.error({ shard: index, err: err.message }, 'Shard thread error'));
+    return thread;
+  }
+}

@@ -1,0 +1,108 @@
+// Upstream's syncLoopIteration, as handlers: config updates from the merge, PLEG
+// events, the 1 s sync tick and the 2 s housekeeping. Every handler only routes:
+// the work itself runs in the pod's shard through the pod workers.
+import type { Logger } from 'pino';
+import type { RelistResult, RuntimePodRef } from '../workers/pleg/relist.js';
+import type { PodManager } from './pod/pod-manager.js';
+import type { PodWorkers } from './podworkers/pod-workers.js';
+import type { PodStatusCache } from './status/pod-status-cache.js';
+import type { Pod, PodUpdate } from '../shared/types.js';
+
+export interface SyncLoopDeps {
+  podManager: PodManager;
+  podWorkers: PodWorkers;
+  statuses: PodStatusCache;
+  logger: Logger;
+  /** True once every configured source has delivered its first full set. */
+  sourcesReady: () => boolean;
+  /** When a pod was first seen, for the pod start latency. */
+  onPodSeen: (pod: Pod) => void;
+}
+
+export class SyncLoop {
+  /** Pods present in the runtime, by UID, as the last PLEG relist saw them. */
+  private runtimePodsByUid = new Map<string, RuntimePodRef>();
+  private relistFailing = false;
+
+  constructor(private readonly deps: SyncLoopDeps) {}
+
+  /** A config update from the merge (upstream's HandlePodAdditions / Updates / Removes / Reconcile). */
+  handleConfigUpdate(update: PodUpdate): void {
+    const { podManager, podWorkers, logger } = this.deps;
+    logger.info({ op: update.op, source: update.source, pods: update.pods.map(podRef) }, `SyncLoop ${update.op}`);
+    for (const pod of update.pods) {
+      switch (update.op) {
+        case 'ADD':
+          podManager.addOrUpdate(pod);
+          this.deps.onPodSeen(pod);
+          podWorkers.updatePod({ type: 'create', pod });
+          break;
+        case 'UPDATE':
+          podManager.addOrUpdate(pod);
+          podWorkers.updatePod(
+            pod.metadata?.deletionTimestamp
+              ? { type: 'kill', pod, gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds }
+              : { type: 'update', pod },
+          );
+          break;
+        case 'DELETE':
+          podManager.addOrUpdate(pod);
+          podWorkers.updatePod({ type: 'kill', pod, gracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds });
+          break;
+        case 'REMOVE':
+          podManager.remove(pod);
+          podWorkers.updatePod({ type: 'kill', pod, removeFromRuntime: true });
+          break;
+        case 'RECONCILE':
+          podManager.addOrUpdate(pod);
+          break;
+        default:
+          logger.warn({ op: update.op }, 'Ignoring config update with an unknown operation');
+      }
+    }
+  }
+
+  /** A relist's events wake the pods they concern; the runtime pod set feeds housekeeping. */
+  handleRelist(result: RelistResult): void {
+    if (this.relistFailing) {
+      this.relistFailing = false;
+      this.deps.logger.info('PLEG relist works again');
+    }
+    if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
+    const uids = new Set(result.events.map((event) => event.podUid));
+    for (const uid of uids) this.deps.podWorkers.syncNow(uid);
+    if (result.events.length > 0) this.deps.logger.trace({ events: result.events }, 'PLEG events');
+  }
+
+  handleRelistError(err: unknown): void {
+    if (this.relistFailing) return;
+    this.relistFailing = true;
+    this.deps.logger.warn(
+      { err: (err as Error).message },
+      'PLEG relist failed; running pods are left alone and the relist is retried',
+    );
+  }
+
+  /** Upstream's HandlePodCleanups: stop what no source wants, forget what is done. */
+  housekeeping(): void {
+    const { podManager, podWorkers, statuses } = this.deps;
+    for (const uid of podWorkers.uids()) {
+      if (podManager.get(uid)) continue;
+      if (podWorkers.isFinished(uid)) {
+        podWorkers.forget(uid);
+        statuses.delete(uid);
+      }
+    }
+    if (!this.deps.sourcesReady()) return;
+    for (const ref of this.runtimePodsByUid.values()) {
+      if (podManager.get(ref.uid) || podWorkers.has(ref.uid)) continue;
+      this.deps.logger.info({ pod: `${ref.namespace}/${ref.name}`, uid: ref.uid }, 'Stopping orphaned pod no source wants');
+      const orphan: Pod = { metadata: { uid: ref.uid, name: ref.name, namespace: ref.namespace } };
+      podWorkers.updatePod({ type: 'kill', pod: orphan, removeFromRuntime: true });
+    }
+  }
+}
+
+function podRef(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}

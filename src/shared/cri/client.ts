@@ -1,0 +1,243 @@
+// A typed CRI client over @grpc/grpc-js, the TypeScript counterpart of upstream's
+// remote runtime and image services (pkg/kubelet/cri/remote). One instance owns one
+// connection: every shard thread builds its own, so a busy shard never queues
+// behind another shard's calls on a shared HTTP/2 connection.
+import * as grpc from '@grpc/grpc-js';
+import type { MethodDefinition } from '@grpc/proto-loader';
+import { loadCriServices, type CriServices } from './load-proto.js';
+import { toCriError } from './cri-error.js';
+import type * as cri from './types.js';
+
+export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
+
+/**
+ * grpc-js refuses replies over 4 MiB by default; ListContainers on a node with
+ * 500 pods and long annotations gets near that, so allow 16 MiB (upstream
+ * kubelet allows the same for its CRI connection).
+ */
+export const MAX_RECEIVE_MESSAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * Keepalive pings only serve to notice a runtime that hangs with its socket
+ * still open. containerd's gRPC server (grpc-go defaults) answers pings more
+ * often than every 5 minutes with GOAWAY "too_many_pings", so stay above that.
+ */
+export const KEEPALIVE_TIME_MS = 6 * 60_000;
+export const KEEPALIVE_TIMEOUT_MS = 20_000;
+/** A restarted runtime should be picked up within seconds, not grpc's default 2 minutes. */
+export const INITIAL_RECONNECT_BACKOFF_MS = 200;
+export const MAX_RECONNECT_BACKOFF_MS = 5_000;
+/** Default deadline of PullImage: layers can be large and registries slow. */
+export const DEFAULT_PULL_TIMEOUT_MS = 15 * 60_000;
+
+export interface CriClientOptions {
+  /** Deadline of every call unless the method says otherwise (upstream's --runtime-request-timeout). */
+  timeoutMs: number;
+  /** ImageService socket when it differs from the runtime's (--image-service-endpoint). */
+  imageEndpoint?: string;
+  /** Deadline of PullImage; DEFAULT_PULL_TIMEOUT_MS when unset. */
+  pullTimeoutMs?: number;
+}
+
+/** `unix:///abs/path.sock` as is; a bare absolute path gets the scheme. */
+export function normalizeEndpoint(endpoint: string): string {
+  if (endpoint.startsWith('/')) return `unix://${endpoint}`;
+  return endpoint;
+}
+
+function channelOptions(): grpc.ChannelOptions {
+  return {
+    'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_RECEIVE_MESSAGE_BYTES,
+    'grpc.use_local_subchannel_pool': 1,
+    'grpc.keepalive_time_ms': KEEPALIVE_TIME_MS,
+    'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
+    'grpc.keepalive_permit_without_calls': 0,
+    'grpc.initial_reconnect_backoff_ms': INITIAL_RECONNECT_BACKOFF_MS,
+    'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS,
+  };
+}
+
+type AnyMethod = MethodDefinition<object, object, object, object>;
+
+export class CriClient {
+  /** The runtime endpoint, normalised (`unix:///…`). */
+  readonly endpoint: string;
+  /** The image endpoint, normalised; equal to `endpoint` unless configured apart. */
+  readonly imageEndpoint: string;
+  private readonly timeoutMs: number;
+  private readonly pullTimeoutMs: number;
+  private readonly services: CriServices;
+  private readonly runtimeConn: grpc.Client;
+  private readonly imageConn: grpc.Client;
+
+  constructor(endpoint: string, options: CriClientOptions) {
+    this.endpoint = normalizeEndpoint(endpoint);
+    this.imageEndpoint = normalizeEndpoint(options.imageEndpoint || endpoint);
+    this.timeoutMs = options.timeoutMs;
+    this.pullTimeoutMs = options.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS;
+    this.services = loadCriServices();
+    const credentials = grpc.credentials.createInsecure();
+    this.runtimeConn = new grpc.Client(this.endpoint, credentials, channelOptions());
+    this.imageConn =
+      this.imageEndpoint === this.endpoint
+        ? this.runtimeConn
+        : new grpc.Client(this.imageEndpoint, credentials, channelOptions());
+  }
+
+  // ---- RuntimeService -------------------------------------------------------
+
+  version(req: cri.VersionRequest = {}, timeoutMs?: number): Promise<cri.VersionResponse__Output> {
+    return this.runtimeCall('Version', req, timeoutMs);
+  }
+
+  status(req: cri.StatusRequest = {}, timeoutMs?: number): Promise<cri.StatusResponse__Output> {
+    return this.runtimeCall('Status', req, timeoutMs);
+  }
+
+  updateRuntimeConfig(req: cri.UpdateRuntimeConfigRequest, timeoutMs?: number): Promise<cri.UpdateRuntimeConfigResponse__Output> {
+    return this.runtimeCall('UpdateRuntimeConfig', req, timeoutMs);
+  }
+
+  runPodSandbox(req: cri.RunPodSandboxRequest, timeoutMs?: number): Promise<cri.RunPodSandboxResponse__Output> {
+    return this.runtimeCall('RunPodSandbox', req, timeoutMs);
+  }
+
+  stopPodSandbox(req: cri.StopPodSandboxRequest, timeoutMs?: number): Promise<cri.StopPodSandboxResponse__Output> {
+    return this.runtimeCall('StopPodSandbox', req, timeoutMs);
+  }
+
+  removePodSandbox(req: cri.RemovePodSandboxRequest, timeoutMs?: number): Promise<cri.RemovePodSandboxResponse__Output> {
+    return this.runtimeCall('RemovePodSandbox', req, timeoutMs);
+  }
+
+  podSandboxStatus(req: cri.PodSandboxStatusRequest, timeoutMs?: number): Promise<cri.PodSandboxStatusResponse__Output> {
+    return this.runtimeCall('PodSandboxStatus', req, timeoutMs);
+  }
+
+  listPodSandbox(req: cri.ListPodSandboxRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxResponse__Output> {
+    return this.runtimeCall('ListPodSandbox', req, timeoutMs);
+  }
+
+  createContainer(req: cri.CreateContainerRequest, timeoutMs?: number): Promise<cri.CreateContainerResponse__Output> {
+    return this.runtimeCall('CreateContainer', req, timeoutMs);
+  }
+
+  startContainer(req: cri.StartContainerRequest, timeoutMs?: number): Promise<cri.StartContainerResponse__Output> {
+    return this.runtimeCall('StartContainer', req, timeoutMs);
+  }
+
+  /** The deadline covers the grace period too (req.timeout, seconds), as upstream's StopContainer adds it. */
+  stopContainer(req: cri.StopContainerRequest, timeoutMs?: number): Promise<cri.StopContainerResponse__Output> {
+    return this.runtimeCall('StopContainer', req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
+  }
+
+  removeContainer(req: cri.RemoveContainerRequest, timeoutMs?: number): Promise<cri.RemoveContainerResponse__Output> {
+    return this.runtimeCall('RemoveContainer', req, timeoutMs);
+  }
+
+  listContainers(req: cri.ListContainersRequest = {}, timeoutMs?: number): Promise<cri.ListContainersResponse__Output> {
+    return this.runtimeCall('ListContainers', req, timeoutMs);
+  }
+
+  containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusResponse__Output> {
+    return this.runtimeCall('ContainerStatus', req, timeoutMs);
+  }
+
+  updateContainerResources(
+    req: cri.UpdateContainerResourcesRequest,
+    timeoutMs?: number,
+  ): Promise<cri.UpdateContainerResourcesResponse__Output> {
+    return this.runtimeCall('UpdateContainerResources', req, timeoutMs);
+  }
+
+  /** The deadline covers the command's own timeout (req.timeout, seconds), as upstream's ExecSync adds it. */
+  execSync(req: cri.ExecSyncRequest, timeoutMs?: number): Promise<cri.ExecSyncResponse__Output> {
+    return this.runtimeCall('ExecSync', req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
+  }
+
+  /**
+   * The runtime's container event stream (evented PLEG). No deadline: it lives
+   * until `signal` aborts. Rejects with a CriError; containerd 1.6 answers
+   * UNIMPLEMENTED (see isUnimplemented), and the caller must fall back to relisting.
+   */
+  async *getContainerEvents(
+    req: cri.GetEventsRequest = {},
+    options: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<cri.ContainerEventResponse__Output> {
+    const method = this.services.runtime.GetContainerEvents;
+    const stream = this.runtimeConn.makeServerStreamRequest(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      req,
+      new grpc.Metadata(),
+    );
+    const cancel = (): void => stream.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      for await (const event of stream) yield event as cri.ContainerEventResponse__Output;
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      throw toCriError('RuntimeService/GetContainerEvents', err);
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+      stream.cancel();
+    }
+  }
+
+  // ---- ImageService ---------------------------------------------------------
+
+  listImages(req: cri.ListImagesRequest = {}, timeoutMs?: number): Promise<cri.ListImagesResponse__Output> {
+    return this.imageCall('ListImages', req, timeoutMs);
+  }
+
+  /** `image` in the reply is null when the image is not on the node. */
+  imageStatus(req: cri.ImageStatusRequest, timeoutMs?: number): Promise<cri.ImageStatusResponse__Output> {
+    return this.imageCall('ImageStatus', req, timeoutMs);
+  }
+
+  pullImage(req: cri.PullImageRequest, timeoutMs?: number): Promise<cri.PullImageResponse__Output> {
+    return this.imageCall('PullImage', req, timeoutMs ?? this.pullTimeoutMs);
+  }
+
+  removeImage(req: cri.RemoveImageRequest, timeoutMs?: number): Promise<cri.RemoveImageResponse__Output> {
+    return this.imageCall('RemoveImage', req, timeoutMs);
+  }
+
+  imageFsInfo(req: cri.ImageFsInfoRequest = {}, timeoutMs?: number): Promise<cri.ImageFsInfoResponse__Output> {
+    return this.imageCall('ImageFsInfo', req, timeoutMs);
+  }
+
+  /** Closes the connection(s); calls in flight fail with CANCELLED. */
+  close(): void {
+    this.runtimeConn.close();
+    if (this.imageConn !== this.runtimeConn) this.imageConn.close();
+  }
+
+  // ---- plumbing -------------------------------------------------------------
+
+  private runtimeCall<Res>(name: keyof CriServices['runtime'] & string, req: object, timeoutMs?: number): Promise<Res> {
+    const method = this.services.runtime[name] as unknown as AnyMethod;
+    return this.unary(this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
+  }
+
+  private imageCall<Res>(name: keyof CriServices['image'] & string, req: object, timeoutMs?: number): Promise<Res> {
+    const method = this.services.image[name] as unknown as AnyMethod;
+    return this.unary(this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
+  }
+
+  /** One unary call with a deadline; failures become CriError with the gRPC code kept. */
+  private unary<Res>(conn: grpc.Client, label: string, method: AnyMethod, req: object, timeoutMs: number): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      conn.makeUnaryRequest(
+        method.path,
+        method.requestSerialize,
+        method.responseDeserialize,
+        req,
+        new grpc.Metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (err, reply) => (err ? reject(toCriError(label, err)) : resolve(reply as Res)),
+      );
+    });
+  }
+}

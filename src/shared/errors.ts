@@ -1,0 +1,72 @@
+// Every error shardlet raises on purpose, with a stable code an operator can grep
+// for. Errors cross thread boundaries as plain { code, message, details } and are
+// rebuilt on the other side with fromWire().
+
+export const ErrorCodes = {
+  CONFIG_INVALID: 'SHARDLET_CONFIG_INVALID',
+  FLAG_INVALID: 'SHARDLET_FLAG_INVALID',
+  MANIFEST_INVALID: 'SHARDLET_MANIFEST_INVALID',
+  MANIFEST_DUPLICATE: 'SHARDLET_MANIFEST_DUPLICATE',
+  MANIFEST_URL_FAILED: 'SHARDLET_MANIFEST_URL_FAILED',
+  CRI_UNAVAILABLE: 'SHARDLET_CRI_UNAVAILABLE',
+  CRI_VERSION_UNSUPPORTED: 'SHARDLET_CRI_VERSION_UNSUPPORTED',
+  CRI_NOT_READY: 'SHARDLET_CRI_NOT_READY',
+  CRI_CALL_FAILED: 'SHARDLET_CRI_CALL_FAILED',
+  IMAGE_PULL_FAILED: 'SHARDLET_IMAGE_PULL_FAILED',
+  IMAGE_PULL_BACKOFF: 'SHARDLET_IMAGE_PULL_BACKOFF',
+  IMAGE_NEVER_PULL: 'SHARDLET_IMAGE_NEVER_PULL',
+  CRASH_LOOP_BACKOFF: 'SHARDLET_CRASH_LOOP_BACKOFF',
+  CREATE_CONTAINER_CONFIG: 'SHARDLET_CREATE_CONTAINER_CONFIG',
+  CREATE_CONTAINER: 'SHARDLET_CREATE_CONTAINER',
+  RUN_SANDBOX: 'SHARDLET_RUN_SANDBOX',
+  VOLUME_SETUP: 'SHARDLET_VOLUME_SETUP',
+  SHARD_LOST: 'SHARDLET_SHARD_LOST',
+  INTERNAL: 'SHARDLET_INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** The serialisable form of a ShardletError. */
+export interface WireError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export class ShardletError extends Error {
+  override name = 'ShardletError';
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+
+  toWire(): WireError {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Serialise any thrown value for postMessage. */
+export function toWire(err: unknown): WireError {
+  if (err instanceof ShardletError) return err.toWire();
+  if (err instanceof Error) {
+    const grpcCode = (err as { code?: unknown }).code;
+    return {
+      code: ErrorCodes.INTERNAL,
+      message: err.message,
+      details: typeof grpcCode === 'number' ? { grpcCode } : {},
+    };
+  }
+  return { code: ErrorCodes.INTERNAL, message: String(err) };
+}
+
+export function fromWire(wire: WireError): ShardletError {
+  return new ShardletError(wire.code, wire.message, wire.details ?? {});
+}
+
+export function isCode(err: unknown, code: string): boolean {
+  return (err as { code?: unknown } | null)?.code === code;
+}

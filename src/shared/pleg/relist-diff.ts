@@ -1,0 +1,52 @@
+// The comparison at the heart of upstream's GenericPLEG.relist: two snapshots of
+// every sandbox and container the runtime holds, turned into per-pod lifecycle
+// events. Pure, so it is tested on its own and runs wherever the relist runs.
+import type { PlegEvent } from '../shard-protocol.js';
+
+/** What the relist keeps of one runtime object: its pod and a coarse state. */
+export interface RelistEntry {
+  podUid: string;
+  kind: 'sandbox' | 'container';
+  state: 'running' | 'exited' | 'unknown' | 'created';
+}
+
+export type RelistSnapshot = Map<string, RelistEntry>;
+
+/** Upstream's generateEvents: the event (if any) for one object's old → new state. */
+function eventFor(id: string, before: RelistEntry | undefined, after: RelistEntry | undefined): PlegEvent | undefined {
+  const entry = after ?? before;
+  if (!entry) return undefined;
+  const oldState = before?.state ?? 'none';
+  const newState = after?.state ?? 'none';
+  if (oldState === newState) return undefined;
+  const podUid = entry.podUid;
+  if (entry.kind === 'sandbox') return { podUid, type: 'PodSandboxChanged', id };
+  switch (newState) {
+    case 'running':
+      return { podUid, type: 'ContainerStarted', id };
+    case 'exited':
+      return { podUid, type: 'ContainerDied', id };
+    case 'unknown':
+      return { podUid, type: 'ContainerChanged', id };
+    case 'none':
+      // A container removed without ever being seen as exited died first, as upstream reports.
+      return oldState === 'exited' ? { podUid, type: 'ContainerRemoved', id } : { podUid, type: 'ContainerDied', id };
+    default:
+      return { podUid, type: 'ContainerChanged', id };
+  }
+}
+
+/** Events for every object whose state differs between the two snapshots. */
+export function diffSnapshots(previous: RelistSnapshot, current: RelistSnapshot): PlegEvent[] {
+  const events: PlegEvent[] = [];
+  for (const [id, after] of current) {
+    const event = eventFor(id, previous.get(id), after);
+    if (event) events.push(event);
+  }
+  for (const [id, before] of previous) {
+    if (current.has(id)) continue;
+    const event = eventFor(id, before, undefined);
+    if (event) events.push(event);
+  }
+  return events;
+}

@@ -1,0 +1,77 @@
+// The boundary between the main thread and a shard. Everything here crosses a
+// MessagePort (piscina task payloads and results, comlink calls), so it is plain,
+// small and serialisable: no classes, no functions, no Errors (see errors.ts).
+import type { Pod, PodStatus } from './types.js';
+import type { WireError } from './errors.js';
+
+/** Settings a shard needs from the node's configuration, fixed for its life. */
+export interface ShardSettings {
+  runtimeEndpoint: string;
+  imageEndpoint: string;
+  runtimeRequestTimeoutMs: number;
+  nodeName: string;
+  /** The node's primary IP, for status.hostIP and the downward API. */
+  hostIP: string;
+  rootDir: string;
+  podLogsDir: string;
+  /** KubeletConfiguration.podPidsLimit; -1 or 0 means unlimited. */
+  podPidsLimit: number;
+  clusterDNS: string[];
+  clusterDomain: string;
+  resolvConf: string;
+  /** pino level name for the shard's logger. */
+  logLevel: string;
+}
+
+/** What a pod worker asks its shard to do, as upstream's SyncPod / SyncTerminatingPod / SyncTerminatedPod. */
+export type SyncKind = 'sync' | 'terminating' | 'terminated';
+
+export interface SyncPodRequest {
+  kind: SyncKind;
+  pod: Pod;
+  /** For 'terminating': the grace period to give containers (already resolved by the pod worker). */
+  gracePeriodSeconds?: number;
+  /** For 'terminated': also remove the containers and sandboxes (no source wants the pod any more). */
+  removeFromRuntime?: boolean;
+  /** The last status the main thread holds, for startTime and condition transition times. */
+  previousStatus?: PodStatus;
+}
+
+export interface SyncPodResult {
+  uid: string;
+  /** The API status as upstream's generateAPIPodStatus computes it from the runtime. */
+  status: PodStatus;
+  /** True once the runtime has no running container or ready sandbox for the pod. */
+  terminated: boolean;
+  /** Set when something (a CrashLoopBackOff, an image pull backoff) is due before the next resync. */
+  requeueAfterMs?: number;
+  /** Errors of this sync (each also reflected in the status' waiting reasons). */
+  errors: WireError[];
+}
+
+/** Outcome of one image pull, shared by every shard that waited on the same image. */
+export type PullOutcome = { ok: true; imageRef: string } | { ok: false; error: WireError };
+
+/** Answer to a pull request: pull it yourself (and report back), or here is the other puller's outcome. */
+export type PullGrant = { role: 'leader'; ticket: string } | { role: 'follower'; outcome: PullOutcome };
+
+/**
+ * Node-wide image pull coordination, served by the main thread (over comlink for
+ * thread shards, directly for --workers 0). It holds serializeImagePulls /
+ * maxParallelImagePulls across every shard and de-duplicates concurrent pulls of one
+ * image: only the leader calls PullImage, the followers get its outcome.
+ */
+export interface PullCoordinatorApi {
+  acquire(imageKey: string, shardIndex: number): Promise<PullGrant>;
+  release(ticket: string, outcome: PullOutcome): Promise<void>;
+}
+
+/** One change seen by the PLEG relist, as upstream's PodLifecycleEvent. */
+export type PlegEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged' | 'PodSandboxChanged';
+
+export interface PlegEvent {
+  podUid: string;
+  type: PlegEventType;
+  /** Container or sandbox ID the event is about. */
+  id: string;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// shardlet-sim-runtime: the simulated CRI runtime as its own process.
+//   shardlet-sim-runtime --socket /tmp/sim.sock [--latency-scale 0] [--latency-config latency.json]
+// Logs are pino JSON on stdout; SIGTERM / SIGINT close the socket and exit.
+import { parseArgs } from 'node:util';
+import { createLogger } from '../shared/logging.js';
+import { loadLatencyFile, type LatencyOverrides } from './latency-model.js';
+import { startSimRuntime } from './server.js';
+
+const USAGE = `Usage: shardlet-sim-runtime --socket PATH [options]
+
+A simulated CRI (runtime.v1) container runtime on a unix socket.
+
+Options:
+  --socket PATH               unix socket to listen on (required)
+  --latency-scale X           multiply every delay by X; 0 = instant (default 1)
+  --latency-config FILE       JSON file with latency options (scale, jitter,
+                              callLatencyMs, listItemLatencyMs,
+                              registryBandwidthBytesPerSecond,
+                              defaultImageSizeBytes, imageSizesBytes)
+  --jitter F                  uniform jitter fraction, 0 ≤ F < 1 (default 0.2)
+  --registry-bandwidth N      registry bytes per second shared by pulls (default 100000000)
+  --image-size N              size in bytes of images not listed in the config (default 50000000)
+  --known-registries LIST     comma-separated registry hosts; others fail to resolve
+  --preload-images LIST       comma-separated images present at start
+  --log-level LEVEL           pino level (default info)
+  -h, --help                  this text
+`;
+
+function numberFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    throw new Error(`--${name} must be a number ≥ 0, got "${value}"`);
+  }
+  return parsed;
+}
+
+function listFlag(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      socket: { type: 'string' },
+      'latency-scale': { type: 'string' },
+      'latency-config': { type: 'string' },
+      jitter: { type: 'string' },
+      'registry-bandwidth': { type: 'string' },
+      'image-size': { type: 'string' },
+      'known-registries': { type: 'string' },
+      'preload-images': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (!values.socket) throw new Error('--socket PATH is required');
+  const fromFile = values['latency-config'] ? loadLatencyFile(values['latency-config']) : undefined;
+  const fromFlags: LatencyOverrides = {
+    scale: numberFlag('latency-scale', values['latency-scale']),
+    jitter: numberFlag('jitter', values.jitter),
+    registryBandwidthBytesPerSecond: numberFlag('registry-bandwidth', values['registry-bandwidth']),
+    defaultImageSizeBytes: numberFlag('image-size', values['image-size']),
+  };
+  const logger = createLogger(values['log-level'], { component: 'shardlet-sim-runtime' });
+  const sim = await startSimRuntime({
+    socketPath: values.socket,
+    latency: { ...fromFile, ...dropUndefined(fromFlags), callLatencyMs: fromFile?.callLatencyMs, imageSizesBytes: fromFile?.imageSizesBytes },
+    logger,
+    knownRegistries: listFlag(values['known-registries']),
+    preloadImages: listFlag(values['preload-images']),
+  });
+  const stop = (): void => {
+    void sim.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`shardlet-sim-runtime: ${(err as Error).message ?? String(err)}\n\n${USAGE}`);
+  process.exit(2);
+});

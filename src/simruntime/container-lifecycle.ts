@@ -1,0 +1,101 @@
+// State transitions of a simulated container's process: CREATED → RUNNING on
+// start, RUNNING → EXITED when its command ends, when a stop's signal ends it, or
+// when it is killed. Timers stand in for the process; nothing here waits on a
+// lock, so stops of many containers overlap as they do under containerd.
+import { stopOutcome, EXIT_CODE_SIGKILL } from './process-model.js';
+import { nowNs, type ContainerRecord } from './state-store.js';
+
+/** Per-container timers and waiters, kept out of the plain state record. */
+interface ProcessHandles {
+  /** The command ending on its own. */
+  exitTimer?: NodeJS.Timeout;
+  /** The end of a stop's grace period. */
+  killTimer?: NodeJS.Timeout;
+  exitWaiters: Array<() => void>;
+}
+
+export class ContainerLifecycle {
+  private readonly handles = new Map<string, ProcessHandles>();
+
+  /** Starts the simulated process; the caller has checked the container is CREATED. */
+  start(container: ContainerRecord): void {
+    container.state = 'CONTAINER_RUNNING';
+    container.startedAtNs = nowNs();
+    const handles = this.handlesOf(container);
+    const exit = container.behaviour.exit;
+    if (exit) {
+      handles.exitTimer = setTimeout(() => this.markExited(container, exit.code), exit.afterMs);
+      handles.exitTimer.unref();
+    }
+  }
+
+  /**
+   * StopContainer: SIGTERM, then SIGKILL after `graceSeconds`. A container that
+   * is not running is left as it is (containerd leaves CREATED ones created).
+   * Resolves when the process is gone.
+   */
+  async stop(container: ContainerRecord, graceSeconds: number): Promise<void> {
+    if (container.state !== 'CONTAINER_RUNNING') return;
+    const outcome = stopOutcome(container.behaviour, graceSeconds);
+    if (outcome.afterMs === 0) {
+      this.markExited(container, outcome.exitCode);
+      return;
+    }
+    const handles = this.handlesOf(container);
+    const exited = new Promise<void>((resolve) => handles.exitWaiters.push(resolve));
+    if (!handles.killTimer) {
+      handles.killTimer = setTimeout(() => this.markExited(container, outcome.exitCode), outcome.afterMs);
+      handles.killTimer.unref();
+    }
+    await exited;
+  }
+
+  /** SIGKILL now, as StopPodSandbox and a forced RemoveContainer do. */
+  kill(container: ContainerRecord): void {
+    if (container.state === 'CONTAINER_RUNNING') this.markExited(container, EXIT_CODE_SIGKILL);
+  }
+
+  /** Drops the container's timers; it is being removed. */
+  forget(container: ContainerRecord): void {
+    const handles = this.handles.get(container.id);
+    if (!handles) return;
+    clearTimeout(handles.exitTimer);
+    clearTimeout(handles.killTimer);
+    for (const resolve of handles.exitWaiters) resolve();
+    this.handles.delete(container.id);
+  }
+
+  /** Drops every timer, for server shutdown. */
+  forgetAll(): void {
+    for (const handles of this.handles.values()) {
+      clearTimeout(handles.exitTimer);
+      clearTimeout(handles.killTimer);
+      for (const resolve of handles.exitWaiters) resolve();
+    }
+    this.handles.clear();
+  }
+
+  /** containerd's reasons: Completed for 0, Error otherwise. */
+  private markExited(container: ContainerRecord, exitCode: number): void {
+    if (container.state !== 'CONTAINER_RUNNING') return;
+    container.state = 'CONTAINER_EXITED';
+    container.finishedAtNs = nowNs();
+    container.exitCode = exitCode;
+    container.reason = exitCode === 0 ? 'Completed' : 'Error';
+    const handles = this.handles.get(container.id);
+    if (!handles) return;
+    clearTimeout(handles.exitTimer);
+    clearTimeout(handles.killTimer);
+    for (const resolve of handles.exitWaiters) resolve();
+    this.handles.delete(container.id);
+  }
+
+  private handlesOf(container: ContainerRecord): ProcessHandles {
+    let handles = this.handles.get(container.id);
+    if (!handles) {
+      handles = { exitWaiters: [] };
+      this.handles.set(container.id, handles);
+    }
+    return handles;
+  }
+}

@@ -1,0 +1,105 @@
+// What a simulated container's process does, read off its command line. The sim
+// runs no process; it only needs containers to exit, crash and resist SIGTERM the
+// way the same busybox command would on containerd, so restart policies, crash
+// loops and grace periods can be tested.
+//
+// Rules, applied to command and args joined with spaces:
+//   - `while` / `until` loops run until stopped (whatever they contain);
+//   - `exit N` exits with N after the total of its `sleep`s (50 ms if none):
+//     `sh -c "sleep 1; exit 1"` runs about 1 s then exits 1;
+//   - `sleep N` with no exit exits 0 after N s (`sleep infinity` never);
+//   - a bare `true` exits 0 at once, a bare `false` exits 1 at once;
+//   - anything else runs until stopped.
+// `trap ... TERM` makes the process ignore SIGTERM: a stop then waits the whole
+// grace period and kills it (137). Otherwise SIGTERM ends it at once (143), as a
+// shell that dies of signal 15 reports.
+
+/** Exit code of a process killed by SIGKILL (128 + 9). */
+export const EXIT_CODE_SIGKILL = 137;
+/** Exit code of a process killed by SIGTERM (128 + 15). */
+export const EXIT_CODE_SIGTERM = 143;
+/** How long `exit N` without a sleep runs. */
+export const BARE_EXIT_RUN_MS = 50;
+/** How long `true` / `false` run: "at once", but after StartContainer has answered. */
+export const INSTANT_EXIT_RUN_MS = 10;
+
+export interface ProcessBehaviour {
+  /** Absent when the process runs until it is stopped. */
+  exit?: { code: number; afterMs: number };
+  /** True when the command traps SIGTERM, so only SIGKILL stops it. */
+  ignoresSigterm: boolean;
+}
+
+export interface StopOutcome {
+  /** How long after the stop request the process is gone. */
+  afterMs: number;
+  exitCode: number;
+}
+
+const LOOP_PATTERN = /\b(while|until)\b/;
+const EXIT_PATTERN = /\bexit\s+(\d{1,3})\b/g;
+const SLEEP_PATTERN = /\bsleep\s+(\S+)/g;
+const TRAP_PATTERN = /\btrap\s+(?:'[^']*'|"[^"]*"|\S+)/g;
+const TRAP_TERM_PATTERN = /\btrap\b[^;]*\b(TERM|SIGTERM|15)\b/;
+const TRUE_PATTERN = /(^|[\s;&|/])true($|[\s;&|])/;
+const FALSE_PATTERN = /(^|[\s;&|/])false($|[\s;&|])/;
+
+export function behaviourOf(command: readonly string[], args: readonly string[]): ProcessBehaviour {
+  const line = [...command, ...args].join(' ');
+  const ignoresSigterm = TRAP_TERM_PATTERN.test(line);
+  // A trap's handler text (e.g. 'exit 0') is not what the main program does.
+  const program = line.replace(TRAP_PATTERN, 'trap');
+  if (LOOP_PATTERN.test(program)) return { ignoresSigterm };
+  const sleepMs = totalSleepMs(program);
+  const exitCode = lastExitCode(program);
+  if (exitCode !== undefined) {
+    if (sleepMs === Infinity) return { ignoresSigterm };
+    return { exit: { code: exitCode, afterMs: sleepMs > 0 ? sleepMs : BARE_EXIT_RUN_MS }, ignoresSigterm };
+  }
+  if (sleepMs === Infinity) return { ignoresSigterm };
+  if (sleepMs > 0) return { exit: { code: 0, afterMs: sleepMs }, ignoresSigterm };
+  if (TRUE_PATTERN.test(program)) return { exit: { code: 0, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
+  if (FALSE_PATTERN.test(program)) return { exit: { code: 1, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
+  return { ignoresSigterm };
+}
+
+/** Outcome of StopContainer with a grace period of `graceSeconds` (0: SIGKILL at once). */
+export function stopOutcome(behaviour: ProcessBehaviour, graceSeconds: number): StopOutcome {
+  if (graceSeconds <= 0) return { afterMs: 0, exitCode: EXIT_CODE_SIGKILL };
+  if (behaviour.ignoresSigterm) return { afterMs: graceSeconds * 1000, exitCode: EXIT_CODE_SIGKILL };
+  return { afterMs: 0, exitCode: EXIT_CODE_SIGTERM };
+}
+
+/** Exit code of an ExecSync command (exec probes): `exit N`, `false` → 1, else 0. */
+export function execExitCode(cmd: readonly string[]): number {
+  const line = cmd.join(' ');
+  const exitCode = lastExitCode(line);
+  if (exitCode !== undefined) return exitCode;
+  if (FALSE_PATTERN.test(line)) return 1;
+  return 0;
+}
+
+function lastExitCode(line: string): number | undefined {
+  let code: number | undefined;
+  for (const match of line.matchAll(EXIT_PATTERN)) code = Number(match[1]) & 255;
+  return code;
+}
+
+function totalSleepMs(line: string): number {
+  let totalMs = 0;
+  for (const match of line.matchAll(SLEEP_PATTERN)) {
+    const argument = match[1].replace(/[;'")]+$/, '');
+    if (argument === 'infinity' || argument === 'inf') return Infinity;
+    const seconds = parseDuration(argument);
+    if (seconds !== undefined) totalMs += seconds * 1000;
+  }
+  return totalMs;
+}
+
+/** busybox/coreutils sleep arguments: "5", "0.5", "2s", "1m", "1h", "1d". */
+function parseDuration(argument: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(argument);
+  if (!match) return undefined;
+  const unitSeconds: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+  return Number(match[1]) * unitSeconds[match[2]];
+}

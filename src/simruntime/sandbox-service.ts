@@ -1,0 +1,96 @@
+// RuntimeService pod sandbox calls of the simulated runtime, with containerd's
+// contract: a sandbox is READY when RunPodSandbox answers; StopPodSandbox kills
+// its containers and frees its IP and may be repeated; RemovePodSandbox stops it
+// first if needed and succeeds for an unknown ID; status of an unknown ID is
+// NotFound, and so is a stop of one (containerd 1.6 looks the ID up first).
+import type * as cri from '../shared/cri/types.js';
+import { sandboxMatches } from './filters.js';
+import type { SimContext } from './sim-context.js';
+import { invalidArgument, unknown } from './sim-error.js';
+import { newId, nowNs, sandboxName, type SandboxRecord } from './state-store.js';
+import { toPodSandbox, toPodSandboxStatus } from './views.js';
+
+/** RuntimeClass handlers the sim accepts; '' is the default. */
+export const KNOWN_RUNTIME_HANDLERS = ['', 'runc'];
+
+export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxRequest__Output): Promise<cri.RunPodSandboxResponse> {
+  const config = req.config;
+  if (!config?.metadata) throw invalidArgument('sandbox config must include metadata');
+  if (!KNOWN_RUNTIME_HANDLERS.includes(req.runtime_handler)) {
+    throw unknown(`failed to get sandbox runtime: no runtime for "${req.runtime_handler}" is configured`);
+  }
+  const id = newId();
+  const name = sandboxName(config.metadata);
+  // Reserved before the slow part, as containerd does, so a duplicate fails at once.
+  ctx.store.reserveName('sandbox', name, id);
+  try {
+    await ctx.latency.wait('RunPodSandbox');
+  } catch (err) {
+    ctx.store.releaseName(name);
+    throw err;
+  }
+  const hostNetwork = config.linux?.security_context?.namespace_options?.network === 'NODE';
+  const sandbox: SandboxRecord = {
+    id,
+    config,
+    metadata: config.metadata,
+    state: 'SANDBOX_READY',
+    createdAtNs: nowNs(),
+    ip: hostNetwork ? '' : ctx.store.ips.allocate(),
+    hostNetwork,
+    runtimeHandler: req.runtime_handler,
+    reservedName: name,
+  };
+  ctx.store.sandboxes.set(id, sandbox);
+  return { pod_sandbox_id: id };
+}
+
+export async function stopPodSandbox(ctx: SimContext, req: cri.StopPodSandboxRequest__Output): Promise<cri.StopPodSandboxResponse> {
+  await ctx.latency.wait('StopPodSandbox');
+  stopSandbox(ctx, ctx.store.getSandbox(req.pod_sandbox_id));
+  return {};
+}
+
+export async function removePodSandbox(
+  ctx: SimContext,
+  req: cri.RemovePodSandboxRequest__Output,
+): Promise<cri.RemovePodSandboxResponse> {
+  await ctx.latency.wait('RemovePodSandbox');
+  const sandbox = ctx.store.findSandbox(req.pod_sandbox_id);
+  if (!sandbox) return {};
+  stopSandbox(ctx, sandbox);
+  for (const container of ctx.store.containersOf(sandbox.id)) {
+    ctx.lifecycle.forget(container);
+    ctx.store.releaseName(container.reservedName);
+    ctx.store.containers.delete(container.id);
+  }
+  ctx.store.releaseName(sandbox.reservedName);
+  ctx.store.sandboxes.delete(sandbox.id);
+  return {};
+}
+
+export async function podSandboxStatus(
+  ctx: SimContext,
+  req: cri.PodSandboxStatusRequest__Output,
+): Promise<cri.PodSandboxStatusResponse> {
+  await ctx.latency.wait('PodSandboxStatus');
+  const sandbox = ctx.store.getSandbox(req.pod_sandbox_id);
+  const info: Record<string, string> = req.verbose
+    ? { info: JSON.stringify({ id: sandbox.id, hostNetwork: sandbox.hostNetwork, runtime: 'shardlet-sim' }) }
+    : {};
+  return { status: toPodSandboxStatus(sandbox), info, containers_statuses: [], timestamp: 0 };
+}
+
+export async function listPodSandbox(ctx: SimContext, req: cri.ListPodSandboxRequest__Output): Promise<cri.ListPodSandboxResponse> {
+  const items = [...ctx.store.sandboxes.values()].filter((sandbox) => sandboxMatches(req.filter, sandbox));
+  await ctx.latency.wait('ListPodSandbox', items.length);
+  return { items: items.map(toPodSandbox) };
+}
+
+/** Kills the sandbox's running containers and tears its network down; repeatable. */
+function stopSandbox(ctx: SimContext, sandbox: SandboxRecord): void {
+  for (const container of ctx.store.containersOf(sandbox.id)) ctx.lifecycle.kill(container);
+  if (sandbox.ip) ctx.store.ips.release(sandbox.ip);
+  sandbox.ip = '';
+  sandbox.state = 'SANDBOX_NOTREADY';
+}

@@ -1,0 +1,114 @@
+// Starts the simulated container runtime: a real gRPC server on a unix socket
+// serving the project's CRI proto, so shardlet talks to it exactly as it talks
+// to containerd. Used by `npm start`, the tests and the bench.
+import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { pino, type Logger } from 'pino';
+import { loadCriServices } from '../shared/cri/load-proto.js';
+import { CallStats, type SimStats } from './call-stats.js';
+import { ContainerLifecycle } from './container-lifecycle.js';
+import { ImageCatalog } from './image-catalog.js';
+import { ImageService } from './image-service.js';
+import { LatencyModel, resolveLatencyOptions, type LatencyOverrides } from './latency-model.js';
+import { imageServiceHandlers, runtimeServiceHandlers } from './runtime-service.js';
+import type { RuntimeConditions, SimContext } from './sim-context.js';
+import { StateStore } from './state-store.js';
+
+/** Same cap as the client: big lists on dense nodes. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** How long close() lets calls in flight finish before cutting them. */
+const SHUTDOWN_GRACE_MS = 1_000;
+
+export interface SimRuntimeOptions {
+  /** Absolute path of the unix socket to listen on; a stale socket there is replaced. */
+  socketPath: string;
+  /** Overrides of the default latency model; `{ scale: 0 }` for instant calls. */
+  latency?: LatencyOverrides;
+  logger?: Logger;
+  /** When set, only these registry hosts resolve. */
+  knownRegistries?: string[];
+  /** Images present from the start, without a pull. */
+  preloadImages?: string[];
+}
+
+export interface SimRuntime {
+  /** `unix:///…`, ready for CriClient or --container-runtime-endpoint. */
+  readonly endpoint: string;
+  readonly socketPath: string;
+  /** Calls served so far, per RPC. */
+  stats(): SimStats;
+  /** Flips RuntimeReady / NetworkReady as reported by Status. */
+  setConditions(conditions: Partial<RuntimeConditions>): void;
+  close(): Promise<void>;
+}
+
+export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRuntime> {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const latencyOptions = resolveLatencyOptions(options.latency);
+  const ctx: SimContext = {
+    store: new StateStore(),
+    lifecycle: new ContainerLifecycle(),
+    latency: new LatencyModel(latencyOptions),
+    catalog: new ImageCatalog({
+      knownRegistries: options.knownRegistries,
+      defaultImageSizeBytes: latencyOptions.defaultImageSizeBytes,
+      imageSizesBytes: latencyOptions.imageSizesBytes,
+    }),
+    stats: new CallStats(),
+    logger,
+    conditions: { runtimeReady: true, networkReady: true },
+    podCidr: '',
+  };
+  const images = new ImageService(ctx);
+  for (const name of options.preloadImages ?? []) images.preload(name);
+
+  const services = loadCriServices();
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  });
+  server.addService(services.runtime, runtimeServiceHandlers(ctx));
+  server.addService(services.image, imageServiceHandlers(ctx, images));
+  await prepareSocketPath(options.socketPath);
+  const endpoint = `unix://${options.socketPath}`;
+  await new Promise<void>((resolve, reject) => {
+    server.bindAsync(endpoint, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+  });
+  logger.info({ endpoint, latencyScale: latencyOptions.scale }, 'Simulated container runtime listening');
+
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint,
+    socketPath: options.socketPath,
+    stats: () => ctx.stats.snapshot(),
+    setConditions: (conditions) => Object.assign(ctx.conditions, conditions),
+    close: () => (closed ??= shutdown(server, ctx, options.socketPath)),
+  };
+}
+
+/** Creates the socket's directory and removes a socket left by an earlier run. */
+async function prepareSocketPath(socketPath: string): Promise<void> {
+  await mkdir(dirname(socketPath), { recursive: true });
+  const existing = await lstat(socketPath).catch(() => undefined);
+  if (!existing) return;
+  if (!existing.isSocket()) throw new Error(`${socketPath} exists and is not a socket; refusing to replace it`);
+  await unlink(socketPath);
+}
+
+async function shutdown(server: grpc.Server, ctx: SimContext, socketPath: string): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, SHUTDOWN_GRACE_MS);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+  ctx.lifecycle.forgetAll();
+  ctx.latency.close();
+  await unlink(socketPath).catch(() => undefined);
+  ctx.logger.info({ socketPath }, 'Simulated container runtime stopped');
+}

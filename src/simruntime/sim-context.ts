@@ -1,0 +1,25 @@
+// What every service handler of the simulated runtime works on.
+import type { Logger } from 'pino';
+import type { CallStats } from './call-stats.js';
+import type { ContainerLifecycle } from './container-lifecycle.js';
+import type { ImageCatalog } from './image-catalog.js';
+import type { LatencyModel } from './latency-model.js';
+import type { StateStore } from './state-store.js';
+
+/** The two conditions the kubelet requires; tests flip them to exercise not-ready paths. */
+export interface RuntimeConditions {
+  runtimeReady: boolean;
+  networkReady: boolean;
+}
+
+export interface SimContext {
+  store: StateStore;
+  lifecycle: ContainerLifecycle;
+  latency: LatencyModel;
+  catalog: ImageCatalog;
+  stats: CallStats;
+  logger: Logger;
+  conditions: RuntimeConditions;
+  /** Last pod CIDR handed over by UpdateRuntimeConfig. */
+  podCidr: string;
+}

@@ -1,0 +1,37 @@
+// Adapts an async `request → reply` function to a grpc-js unary handler: counts
+// the call, turns SimError into the gRPC status it carries and anything else
+// into INTERNAL (a bug in the sim, logged loudly).
+import { status as GrpcStatus, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { CallStats } from './call-stats.js';
+import type { RpcName } from './latency-model.js';
+import { SimError } from './sim-error.js';
+
+export interface HandlerEnv {
+  stats: CallStats;
+  logger: Logger;
+}
+
+export function unaryHandler<Req, Res>(env: HandlerEnv, rpc: RpcName, impl: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
+  return (call, callback: sendUnaryData<Res>) => {
+    const end = env.stats.begin(rpc);
+    const startedMs = performance.now();
+    impl(call.request).then(
+      (reply) => {
+        end();
+        env.logger.trace({ rpc, durationMs: Math.round(performance.now() - startedMs) }, 'CRI call');
+        callback(null, reply);
+      },
+      (err: unknown) => {
+        end();
+        if (err instanceof SimError) {
+          env.logger.debug({ rpc, code: GrpcStatus[err.code], err: err.message }, 'CRI call failed');
+          callback(err.toServiceError());
+          return;
+        }
+        env.logger.error({ rpc, err }, 'simulated runtime bug');
+        callback({ code: GrpcStatus.INTERNAL, details: `simulated runtime: ${(err as Error)?.message ?? String(err)}` });
+      },
+    );
+  };
+}

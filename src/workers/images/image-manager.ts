@@ -1,0 +1,106 @@
+// Makes sure a container's image is present before the container is created, as
+// upstream's imageManager.EnsureImageExists: the pull policy decides, failed pulls
+// back off per pod and image (ErrImagePull, then ImagePullBackOff), and every pull
+// goes through the node-wide coordinator so that limits and de-duplication hold
+// across all shards.
+import type { Logger } from 'pino';
+import type { CriClient } from '../../shared/cri/client.js';
+import { ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
+import type { PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
+import type { Container, Pod } from '../../shared/types.js';
+
+export const INITIAL_PULL_BACKOFF_MS = 10_000;
+export const MAX_PULL_BACKOFF_MS = 300_000;
+
+interface PullBackoff {
+  delayMs: number;
+  untilMs: number;
+  lastMessage: string;
+}
+
+/** Upstream's pull policy default: Always for :latest or untagged images, else IfNotPresent. */
+export function effectivePullPolicy(container: Container): string {
+  if (container.imagePullPolicy) return container.imagePullPolicy;
+  const image = container.image ?? '';
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  if (image.includes('@')) return 'IfNotPresent';
+  return !lastSegment.includes(':') || lastSegment.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+}
+
+export class ImageManager {
+  private readonly backoffByKey = new Map<string, PullBackoff>();
+
+  constructor(
+    private readonly cri: CriClient,
+    private readonly pulls: PullCoordinatorApi,
+    private readonly shardIndex: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Resolves with the image reference to create the container from. */
+  async ensureImage(pod: Pod, container: Container, nowMs: number): Promise<string> {
+    const image = container.image ?? '';
+    const policy = effectivePullPolicy(container);
+    if (policy !== 'Always') {
+      const present = await this.presentImageRef(image);
+      if (present) return present;
+      if (policy === 'Never') {
+        throw new ShardletError(
+          ErrorCodes.IMAGE_NEVER_PULL,
+          `Container image "${image}" is not present with pull policy of Never`,
+          { reason: 'ErrImageNeverPull', container: container.name },
+        );
+      }
+    }
+    const key = `${pod.metadata?.uid}/${image}`;
+    const backoff = this.backoffByKey.get(key);
+    if (backoff && nowMs < backoff.untilMs) {
+      throw new ShardletError(
+        ErrorCodes.IMAGE_PULL_BACKOFF,
+        `Back-off pulling image "${image}": ${backoff.lastMessage}`,
+        { reason: 'ImagePullBackOff', container: container.name, retryAfterMs: backoff.untilMs - nowMs },
+      );
+    }
+    const outcome = await this.pullThroughCoordinator(image);
+    if (outcome.ok) {
+      this.backoffByKey.delete(key);
+      return outcome.imageRef;
+    }
+    const delayMs = backoff ? Math.min(backoff.delayMs * 2, MAX_PULL_BACKOFF_MS) : INITIAL_PULL_BACKOFF_MS;
+    this.backoffByKey.set(key, { delayMs, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
+    throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, outcome.error.message, {
+      reason: 'ErrImagePull',
+      container: container.name,
+      retryAfterMs: delayMs,
+    });
+  }
+
+  /** Forgets the pull backoff of a pod that is gone. */
+  forgetPod(uid: string): void {
+    for (const key of this.backoffByKey.keys()) if (key.startsWith(`${uid}/`)) this.backoffByKey.delete(key);
+  }
+
+  private async presentImageRef(image: string): Promise<string | undefined> {
+    const reply = await this.cri.imageStatus({ image: { image }, verbose: false });
+    return reply.image?.id || undefined;
+  }
+
+  private async pullThroughCoordinator(image: string): Promise<PullOutcome> {
+    const grant = await this.pulls.acquire(image, this.shardIndex);
+    if (grant.role === 'follower') return grant.outcome;
+    let outcome: PullOutcome;
+    const startedMs = Date.now();
+    try {
+      const reply = await this.cri.pullImage({ image: { image } });
+      outcome = { ok: true, imageRef: reply.image_ref };
+      this.logger.info({ image, imageRef: reply.image_ref, durationMs: Date.now() - startedMs }, 'Pulled image');
+    } catch (err) {
+      const message = `Failed to pull image "${image}": ${(err as Error).message}`;
+      outcome = { ok: false, error: toWire(new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, message, { image })) };
+      this.logger.warn({ image, code: ErrorCodes.IMAGE_PULL_FAILED, err: (err as Error).message }, 'Image pull failed');
+    }
+    await this.pulls.release(grant.ticket, outcome);
+    return outcome;
+  }
+}
+

@@ -1,0 +1,96 @@
+// Stopping and removing a pod's runtime objects, as upstream's killPodWithSyncResult,
+// killContainer and the removal half of the container GC. Stops are idempotent in
+// the CRI, and NotFound on a stop or a removal means the work is already done.
+import { isNotFound } from '../../shared/cri/client.js';
+import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-pod.js';
+import type { Pod } from '../../shared/types.js';
+import {
+  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+  MINIMUM_GRACE_PERIOD_SECONDS,
+  type RuntimeDeps,
+} from './runtime-deps.js';
+
+/** Grace period for killing a container: the request's, else the pod's, else the container's own annotation. */
+export function resolveGracePeriodSeconds(pod: Pod | undefined, requested?: number): number {
+  const fromPod = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds;
+  const grace = requested ?? fromPod ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  return Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS);
+}
+
+async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** StopContainer with the grace period as its timeout; the CRI call's deadline must outlast it. */
+export async function killContainer(
+  deps: RuntimeDeps,
+  container: RuntimeContainer,
+  gracePeriodSeconds: number,
+  reason: string,
+): Promise<void> {
+  deps.logger.info({ containerId: container.id, container: container.name, gracePeriodSeconds, reason }, 'Killing container');
+  const timeoutMs = deps.settings.runtimeRequestTimeoutMs + gracePeriodSeconds * 1000;
+  await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: gracePeriodSeconds }, timeoutMs));
+}
+
+/** Kills every running container (in parallel, each with the grace period), then stops every sandbox. */
+export async function killPod(
+  deps: RuntimeDeps,
+  runtime: RuntimePodStatus,
+  pod: Pod | undefined,
+  gracePeriodSeconds?: number,
+): Promise<void> {
+  const running = runtime.containers.filter((c) => c.state === 'running' || c.state === 'created' || c.state === 'unknown');
+  await Promise.all(
+    running.map((container) => killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod')),
+  );
+  for (const sandbox of runtime.sandboxes) {
+    if (sandbox.state !== 'ready') continue;
+    await ignoreNotFound(deps.cri.stopPodSandbox({ pod_sandbox_id: sandbox.id }));
+  }
+}
+
+/** An orphan (no spec known) is killed with the grace period recorded on its container, as upstream. */
+function graceFor(pod: Pod | undefined, container: RuntimeContainer, requested?: number): number {
+  if (requested !== undefined || pod?.spec) return resolveGracePeriodSeconds(pod, requested);
+  return resolveGracePeriodSeconds(undefined, container.terminationGracePeriodSeconds);
+}
+
+/** Removes every container and sandbox of a pod that no source wants any more. */
+export async function removePodFromRuntime(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
+  await Promise.all(runtime.containers.map((c) => ignoreNotFound(deps.cri.removeContainer({ container_id: c.id }))));
+  for (const sandbox of runtime.sandboxes) {
+    await ignoreNotFound(deps.cri.stopPodSandbox({ pod_sandbox_id: sandbox.id }));
+    await ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id }));
+  }
+}
+
+/** Number of exited instances kept per container name: upstream's MaxPerPodContainer default of 1. */
+export const DEAD_CONTAINERS_KEPT_PER_NAME = 1;
+
+/**
+ * Removes exited containers beyond the newest one per name, and dead sandboxes
+ * other than the newest, as upstream's container GC does for a live pod.
+ */
+export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
+  const exitedSeenByName = new Map<string, number>();
+  const removals: Array<Promise<void>> = [];
+  for (const container of runtime.containers) {
+    if (container.state !== 'exited') continue;
+    const seen = exitedSeenByName.get(container.name) ?? 0;
+    exitedSeenByName.set(container.name, seen + 1);
+    if (seen >= DEAD_CONTAINERS_KEPT_PER_NAME) {
+      removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: container.id })));
+    }
+  }
+  const sandboxesInUse = new Set(runtime.containers.map((c) => c.sandboxId));
+  for (const sandbox of runtime.sandboxes.slice(1)) {
+    if (sandbox.state === 'ready' || sandboxesInUse.has(sandbox.id)) continue;
+    removals.push(ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id })));
+  }
+  await Promise.all(removals);
+}

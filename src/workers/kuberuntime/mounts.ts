@@ -1,0 +1,170 @@
+// A container's mounts, as upstream's makeMounts (kubelet_pods.go: volume mounts with
+// subPath / subPathExpr, then the managed /etc/hosts) followed by
+// kubeGenericRuntimeManager.makeMounts (the termination-message file).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from '../../shared/manifest/pod-defaults.js';
+import type { ShardSettings } from '../../shared/shard-protocol.js';
+import type { Container, Pod } from '../../shared/types.js';
+import type { Mount } from '../../generated/cri/runtime/v1/Mount.js';
+import type { MountPropagation } from '../../generated/cri/runtime/v1/MountPropagation.js';
+import type { V1VolumeMount } from '@kubernetes/client-node';
+import { podContainerDir, podEtcHostsPath } from '../volumes/volume-paths.js';
+import type { EnvVar } from './env.js';
+import { ETC_HOSTS_PATH, ensureHostsFile } from './etc-hosts.js';
+import { expand } from './expansion.js';
+import type { PodHostname } from './pod-hostname.js';
+
+const TERMINATION_LOG_MODE = 0o666;
+const POD_CONTAINER_DIR_MODE = 0o750;
+
+export interface MountArgs {
+  pod: Pod;
+  container: Container;
+  /** Volume name → host path, from setupPodVolumes. */
+  volumePaths: Record<string, string>;
+  /** The container's env, for subPathExpr. */
+  envs: EnvVar[];
+  /** Effective pod IPs (the node's for host-network pods); no /etc/hosts mount without one. */
+  podIPs: string[];
+  names: PodHostname;
+  settings: ShardSettings;
+}
+
+export function makeMounts(args: MountArgs): Mount[] {
+  const { container } = args;
+  const volumeMounts = container.volumeMounts ?? [];
+  const mounts = volumeMounts.map((volumeMount) => makeVolumeMount(args, volumeMount));
+  const mountsEtcHosts = volumeMounts.some((volumeMount) => volumeMount.mountPath === ETC_HOSTS_PATH);
+  if (args.podIPs.length > 0 && !mountsEtcHosts) {
+    const path = ensureHostsFile({
+      path: podEtcHostsPath(args.settings.rootDir, args.pod.metadata?.uid ?? ''),
+      podIPs: args.podIPs,
+      hostname: args.names.hostname,
+      domain: args.names.domain,
+      hostAliases: args.pod.spec?.hostAliases ?? [],
+      hostNetwork: args.pod.spec?.hostNetwork === true,
+    });
+    mounts.push({ host_path: path, container_path: ETC_HOSTS_PATH, readonly: false });
+  }
+  const terminationLog = terminationLogMount(args);
+  if (terminationLog) mounts.push(terminationLog);
+  return mounts;
+}
+
+function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Mount {
+  const { container } = args;
+  const volumePath = args.volumePaths[volumeMount.name];
+  if (volumePath === undefined) {
+    throw mountError(args, `cannot find volume "${volumeMount.name}" to mount into container "${container.name}"`);
+  }
+  let subPath = volumeMount.subPath ?? '';
+  if (volumeMount.subPathExpr) subPath = expandSubPathExpr(args, volumeMount.subPathExpr);
+  const hostPath = subPath === '' ? volumePath : prepareSubPath(args, volumeMount, volumePath, subPath);
+  return {
+    host_path: hostPath,
+    container_path: volumeMount.mountPath,
+    readonly: volumeMount.readOnly === true,
+    propagation: translateMountPropagation(args, volumeMount),
+  };
+}
+
+/** As ExpandContainerVolumeMounts: every referenced variable must be set and non-empty. */
+function expandSubPathExpr(args: MountArgs, expression: string): string {
+  const valuesByName = new Map(args.envs.map((envVar) => [envVar.name, envVar.value]));
+  const missing: string[] = [];
+  const expanded = expand(expression, (name) => {
+    const value = valuesByName.get(name) ?? '';
+    if (value === '') missing.push(name);
+    return value;
+  });
+  if (missing.length > 0) throw mountError(args, `missing value for ${missing.join(', ')}`);
+  return expanded;
+}
+
+/**
+ * Checks and creates subPath inside the volume. Upstream bind-mounts the subpath
+ * through an open file descriptor so a symlink swapped in later cannot escape; we
+ * resolve the path and refuse any step that leaves the volume, then hand the
+ * resolved path to the runtime.
+ */
+function prepareSubPath(args: MountArgs, volumeMount: V1VolumeMount, volumePath: string, subPath: string): string {
+  if (isAbsolute(subPath)) throw mountError(args, `error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split('/').includes('..')) {
+    throw mountError(args, `unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+  }
+  const failure = `failed to prepare subPath for volumeMount "${volumeMount.name}" of container "${args.container.name}"`;
+  try {
+    const root = realpathSync(volumePath);
+    const mode = statSync(root).mode & 0o7777;
+    let current = root;
+    for (const part of subPath.split('/').filter((segment) => segment !== '' && segment !== '.')) {
+      const next = join(current, part);
+      if (!existsSync(next)) {
+        mkdirSync(next, { mode });
+        chmodSync(next, mode);
+      }
+      current = realpathSync(next);
+      if (!isWithin(root, current)) throw new Error(`${join(volumePath, subPath)} resolves outside the volume`);
+    }
+    return current;
+  } catch (err) {
+    // Like upstream, keep host filesystem details out of the message users see.
+    throw mountError(args, failure, { cause: (err as Error).message });
+  }
+}
+
+function isWithin(root: string, candidate: string): boolean {
+  const path = relative(root, candidate);
+  return path === '' || (!path.startsWith('..' + sep) && path !== '..' && !isAbsolute(path));
+}
+
+/** As translateMountPropagation; Bidirectional needs a privileged container, as validation demands. */
+function translateMountPropagation(args: MountArgs, volumeMount: V1VolumeMount): MountPropagation {
+  switch (volumeMount.mountPropagation) {
+    case undefined:
+    case 'None':
+      return 'PROPAGATION_PRIVATE';
+    case 'HostToContainer':
+      return 'PROPAGATION_HOST_TO_CONTAINER';
+    case 'Bidirectional':
+      if (args.container.securityContext?.privileged !== true) {
+        throw mountError(args, `volumeMount "${volumeMount.name}": Bidirectional mount propagation is available only to privileged containers`);
+      }
+      return 'PROPAGATION_BIDIRECTIONAL';
+    default:
+      throw mountError(args, `invalid MountPropagation mode: "${volumeMount.mountPropagation}"`);
+  }
+}
+
+/**
+ * The file the container writes its termination message to: a fresh empty file
+ * <rootDir>/pods/<uid>/containers/<name>/<8 hex digits> per container instance, as
+ * upstream creates it (a failure there is logged upstream; here the mount is skipped).
+ */
+function terminationLogMount(args: MountArgs): Mount | undefined {
+  const containerPath = args.container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
+  if (containerPath === '') return undefined;
+  const directory = podContainerDir(args.settings.rootDir, args.pod.metadata?.uid ?? '', args.container.name);
+  const hostPath = join(directory, randomBytes(4).toString('hex'));
+  try {
+    mkdirSync(directory, { recursive: true, mode: POD_CONTAINER_DIR_MODE });
+    closeSync(openSync(hostPath, 'w'));
+    // Set the mode after creation so the umask does not narrow it.
+    chmodSync(hostPath, TERMINATION_LOG_MODE);
+  } catch {
+    return undefined;
+  }
+  return { host_path: hostPath, container_path: containerPath };
+}
+
+function mountError(args: MountArgs, message: string, details: Record<string, unknown> = {}): ShardletError {
+  const pod = `${args.pod.metadata?.namespace ?? ''}/${args.pod.metadata?.name ?? ''}`;
+  return new ShardletError(ErrorCodes.CREATE_CONTAINER_CONFIG, `pod ${pod}: ${message}`, {
+    pod,
+    container: args.container.name,
+    ...details,
+  });
+}

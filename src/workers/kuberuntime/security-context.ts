@@ -1,0 +1,160 @@
+// Linux security settings for sandboxes and containers, as upstream's
+// runtimeutil.NamespacesForPod, generatePodSandboxLinuxConfig (security part),
+// determineEffectiveSecurityContext, convertToRuntimeSecurityContext and
+// getSeccompProfile (with the kubelet's default seccompDefault=false).
+import { join } from 'node:path';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import type { Container, Pod } from '../../shared/types.js';
+import type { LinuxContainerSecurityContext } from '../../generated/cri/runtime/v1/LinuxContainerSecurityContext.js';
+import type { LinuxSandboxSecurityContext } from '../../generated/cri/runtime/v1/LinuxSandboxSecurityContext.js';
+import type { NamespaceOption } from '../../generated/cri/runtime/v1/NamespaceOption.js';
+import type { SecurityProfile } from '../../generated/cri/runtime/v1/SecurityProfile.js';
+import type { V1SeccompProfile, V1SecurityContext } from '@kubernetes/client-node';
+import { seccompProfileRoot } from '../volumes/volume-paths.js';
+
+/** Paths hidden inside every non-privileged container (upstream's defaultMaskedPaths, from moby). */
+export const DEFAULT_MASKED_PATHS = [
+  '/proc/asound',
+  '/proc/acpi',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys/firmware',
+  '/sys/devices/virtual/powercap',
+];
+
+/** Paths mounted read-only inside every non-privileged container (upstream's defaultReadonlyPaths). */
+export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+
+/** As NamespacesForPod: host namespaces on request, a pod-wide PID namespace with shareProcessNamespace. */
+export function namespacesForPod(pod: Pod): NamespaceOption {
+  const spec = pod.spec;
+  let pid: NamespaceOption['pid'] = 'CONTAINER';
+  if (spec?.hostPID) pid = 'NODE';
+  else if (spec?.shareProcessNamespace) pid = 'POD';
+  return {
+    network: spec?.hostNetwork ? 'NODE' : 'POD',
+    pid,
+    ipc: spec?.hostIPC ? 'NODE' : 'POD',
+  };
+}
+
+/** As kubecontainer.HasPrivilegedContainer, over init and app containers. */
+export function hasPrivilegedContainer(pod: Pod): boolean {
+  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  return containers.some((container) => container.securityContext?.privileged === true);
+}
+
+/** fsGroup first, then supplementalGroups, as upstream orders them. */
+function podSupplementalGroups(pod: Pod): number[] {
+  const podSecurity = pod.spec?.securityContext;
+  const groups: number[] = [];
+  if (podSecurity?.fsGroup !== undefined) groups.push(podSecurity.fsGroup);
+  groups.push(...(podSecurity?.supplementalGroups ?? []));
+  return groups;
+}
+
+/** The sandbox's security context; the sandbox always runs with the runtime's default seccomp profile. */
+export function sandboxSecurityContext(pod: Pod): LinuxSandboxSecurityContext {
+  const podSecurity = pod.spec?.securityContext;
+  const context: LinuxSandboxSecurityContext = {
+    namespace_options: namespacesForPod(pod),
+    privileged: hasPrivilegedContainer(pod),
+    // Upstream forces RuntimeDefault here so pods can pick the least privileged profile (issue #84623).
+    seccomp: { profile_type: 'RuntimeDefault' },
+    supplemental_groups: podSupplementalGroups(pod),
+  };
+  if (podSecurity?.runAsUser !== undefined) context.run_as_user = { value: podSecurity.runAsUser };
+  if (podSecurity?.runAsGroup !== undefined) context.run_as_group = { value: podSecurity.runAsGroup };
+  if (podSecurity?.seLinuxOptions) context.selinux_options = podSecurity.seLinuxOptions;
+  return context;
+}
+
+/** As securitycontext.DetermineEffectiveSecurityContext: the container's settings over the pod's. */
+export function effectiveSecurityContext(pod: Pod, container: Container): V1SecurityContext {
+  const podSecurity = pod.spec?.securityContext ?? {};
+  const inherited: V1SecurityContext = {
+    runAsUser: podSecurity.runAsUser,
+    runAsGroup: podSecurity.runAsGroup,
+    runAsNonRoot: podSecurity.runAsNonRoot,
+    seLinuxOptions: podSecurity.seLinuxOptions,
+    seccompProfile: podSecurity.seccompProfile,
+    appArmorProfile: podSecurity.appArmorProfile,
+  };
+  const own = container.securityContext ?? {};
+  const merged: V1SecurityContext = { ...inherited };
+  for (const [key, value] of Object.entries(own)) {
+    if (value !== undefined && value !== null) (merged as Record<string, unknown>)[key] = value;
+  }
+  return merged;
+}
+
+/** The container's Linux security context, as determineEffectiveSecurityContext builds it. */
+export function containerSecurityContext(pod: Pod, container: Container, rootDir: string): LinuxContainerSecurityContext {
+  const effective = effectiveSecurityContext(pod, container);
+  verifyRunAsNonRoot(pod, container, effective);
+  const privileged = effective.privileged === true;
+  const unmasked = effective.procMount === 'Unmasked' || privileged;
+  const context: LinuxContainerSecurityContext = {
+    privileged,
+    readonly_rootfs: effective.readOnlyRootFilesystem === true,
+    namespace_options: namespacesForPod(pod),
+    supplemental_groups: podSupplementalGroups(pod),
+    // allowPrivilegeEscalation: false is what sets no_new_privs; unset leaves it off.
+    no_new_privs: effective.allowPrivilegeEscalation === false,
+    // The runtime ignores both lists for privileged containers; we leave them empty there.
+    masked_paths: unmasked ? [] : [...DEFAULT_MASKED_PATHS],
+    readonly_paths: unmasked ? [] : [...DEFAULT_READONLY_PATHS],
+    seccomp: seccompProfile(container, effective.seccompProfile, rootDir),
+  };
+  if (effective.capabilities) {
+    // Names go through as written ("NET_ADMIN"); the runtime adds the CAP_ prefix.
+    context.capabilities = {
+      add_capabilities: [...(effective.capabilities.add ?? [])],
+      drop_capabilities: [...(effective.capabilities.drop ?? [])],
+    };
+  }
+  if (effective.runAsUser !== undefined) context.run_as_user = { value: effective.runAsUser };
+  if (effective.runAsGroup !== undefined) context.run_as_group = { value: effective.runAsGroup };
+  if (effective.seLinuxOptions) context.selinux_options = effective.seLinuxOptions;
+  return context;
+}
+
+/** As getSeccompProfile with seccompDefault off: the field's profile, else Unconfined. */
+function seccompProfile(container: Container, profile: V1SeccompProfile | undefined, rootDir: string): SecurityProfile {
+  if (!profile) return { profile_type: 'Unconfined' };
+  switch (profile.type) {
+    case 'RuntimeDefault':
+      return { profile_type: 'RuntimeDefault' };
+    case 'Localhost':
+      if (!profile.localhostProfile) {
+        throw securityError(container, 'localhostProfile must be set if seccompProfile type is Localhost.');
+      }
+      return { profile_type: 'Localhost', localhost_ref: join(seccompProfileRoot(rootDir), profile.localhostProfile) };
+    default:
+      return { profile_type: 'Unconfined' };
+  }
+}
+
+/**
+ * As verifyRunAsNonRoot, for what we can see without the image's config: an explicit
+ * runAsUser 0 under runAsNonRoot. Upstream also refuses an image whose user is root
+ * or non-numeric when runAsUser is unset; that needs ImageStatus and is not done here.
+ */
+function verifyRunAsNonRoot(pod: Pod, container: Container, effective: V1SecurityContext): void {
+  if (effective.runAsNonRoot !== true) return;
+  if (effective.runAsUser === 0) {
+    throw securityError(container, "container's runAsUser breaks non-root policy", pod);
+  }
+}
+
+function securityError(container: Container, message: string, pod?: Pod): ShardletError {
+  const ref = pod ? ` of pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}` : '';
+  return new ShardletError(ErrorCodes.CREATE_CONTAINER_CONFIG, `container ${container.name}${ref}: ${message}`, {
+    container: container.name,
+  });
+}

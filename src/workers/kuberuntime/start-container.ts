@@ -1,0 +1,85 @@
+// Starting one container, as upstream's kubeGenericRuntimeManager.startContainer:
+// make sure its image is there, build its config, CreateContainer, StartContainer.
+// A failure is returned as the waiting reason upstream would show for it.
+import { ShardletError } from '../../shared/errors.js';
+import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
+import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
+import type { Container, Pod } from '../../shared/types.js';
+import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
+import { buildContainerConfig } from './container-config.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+
+export interface StartTarget {
+  pod: Pod;
+  container: Container;
+  type: typeof CONTAINER_TYPE_INIT | typeof CONTAINER_TYPE_REGULAR;
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+  podIPs: string[];
+  volumePaths: Record<string, string>;
+  runtime: RuntimePodStatus;
+  nowMs: number;
+}
+
+/** Waiting reason and message a failed start leaves on the container, as upstream's sync result. */
+export interface StartFailure {
+  reason: string;
+  message: string;
+  retryAfterMs?: number;
+}
+
+/** Starts the container; resolves with undefined on success or the failure to show. */
+export async function startContainer(deps: RuntimeDeps, target: StartTarget): Promise<StartFailure | undefined> {
+  const { pod, container } = target;
+  let imageRef: string;
+  try {
+    imageRef = await deps.images.ensureImage(pod, container, target.nowMs);
+  } catch (err) {
+    return failureFrom(err, 'ErrImagePull');
+  }
+  const previous = findContainer(target.runtime, container.name ?? '');
+  const restartCount = previous ? previous.restartCount + 1 : 0;
+  let config;
+  try {
+    config = buildContainerConfig({
+      pod,
+      container,
+      type: target.type,
+      restartCount,
+      imageRef,
+      sandboxConfig: target.sandboxConfig,
+      podIPs: target.podIPs,
+      settings: deps.settings,
+      volumePaths: target.volumePaths,
+    });
+  } catch (err) {
+    return failureFrom(err, 'CreateContainerConfigError');
+  }
+  let containerId: string;
+  try {
+    const created = await deps.cri.createContainer({
+      pod_sandbox_id: target.sandboxId,
+      config,
+      sandbox_config: target.sandboxConfig,
+    });
+    containerId = created.container_id;
+  } catch (err) {
+    return { reason: 'CreateContainerError', message: (err as Error).message };
+  }
+  try {
+    await deps.cri.startContainer({ container_id: containerId });
+  } catch (err) {
+    return { reason: 'RunContainerError', message: (err as Error).message };
+  }
+  deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
+  return undefined;
+}
+
+function failureFrom(err: unknown, defaultReason: string): StartFailure {
+  if (err instanceof ShardletError) {
+    const reason = typeof err.details.reason === 'string' ? err.details.reason : defaultReason;
+    const retryAfterMs = typeof err.details.retryAfterMs === 'number' ? err.details.retryAfterMs : undefined;
+    return { reason, message: err.message, retryAfterMs };
+  }
+  return { reason: defaultReason, message: (err as Error).message };
+}

@@ -1,0 +1,137 @@
+// One pod sync inside a shard, as upstream's kubeGenericRuntimeManager.SyncPod:
+// read the pod's runtime state, computePodActions, then carry the actions out in
+// upstream's order (kill pod if the sandbox changed, kill unwanted containers, create
+// the sandbox, start the next init container or the app containers).
+import type { PodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
+import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
+import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
+import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
+import type { Container, Pod } from '../../shared/types.js';
+import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
+import { setupPodVolumes } from '../volumes/pod-volumes.js';
+import { killContainer, killPod, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+import { getRuntimePodStatus } from './runtime-status.js';
+import { buildSandboxConfig } from './sandbox-config.js';
+import { startContainer, type StartFailure } from './start-container.js';
+
+export interface SyncOutcome {
+  /** Runtime state after the sync's actions. */
+  runtime: RuntimePodStatus;
+  /** Waiting reasons per container name left by this sync (CrashLoopBackOff, ErrImagePull, ...). */
+  waitingReasons: Record<string, { reason: string; message: string }>;
+  /** Earliest time something in backoff becomes due, if any. */
+  requeueAfterMs?: number;
+  /** Set when the runtime did something worth a fresh read of the state. */
+  changed: boolean;
+}
+
+/** Brings the runtime in line with the pod spec. */
+export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promise<SyncOutcome> {
+  const uid = pod.metadata?.uid ?? '';
+  const runtime = await getRuntimePodStatus(deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
+  const actions = computePodActions(pod, runtime, nowMs);
+  const outcome: SyncOutcome = { runtime, waitingReasons: {}, changed: false };
+  for (const entry of actions.backoff) {
+    outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
+    noteRequeue(outcome, entry.untilMs - nowMs);
+  }
+  if (actions.killPod) {
+    deps.logger.info({ pod: podRef(pod), createSandbox: actions.createSandbox }, 'Killing pod for its sandbox changed or its work is done');
+    await killPod(deps, runtime, pod);
+    outcome.changed = true;
+    if (!actions.createSandbox) return outcome;
+  } else if (actions.containersToKill.length > 0) {
+    const grace = resolveGracePeriodSeconds(pod);
+    await Promise.all(
+      actions.containersToKill.map((target) => {
+        const container = runtime.containers.find((c) => c.id === target.id);
+        return container ? killContainer(deps, container, grace, target.message) : undefined;
+      }),
+    );
+    outcome.changed = true;
+  }
+  if (actions.initFailed) return outcome;
+  await startWhatIsDue(deps, pod, runtime, actions, outcome, nowMs);
+  if (outcome.changed) {
+    outcome.runtime = await getRuntimePodStatus(deps.cri, uid, runtime.name, runtime.namespace);
+  }
+  await removeDeadInstances(deps, outcome.runtime);
+  return outcome;
+}
+
+async function startWhatIsDue(
+  deps: RuntimeDeps,
+  pod: Pod,
+  runtime: RuntimePodStatus,
+  actions: PodActions,
+  outcome: SyncOutcome,
+  nowMs: number,
+): Promise<void> {
+  const initToStart = actions.nextInitContainerToStart;
+  if (!actions.createSandbox && initToStart === null && actions.containersToStart.length === 0) return;
+  const volumePaths = await setupPodVolumes(pod, deps.settings);
+  const sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.settings);
+  let sandboxId = actions.sandboxId;
+  let podIPs = runtime.sandboxes[0]?.ips ?? [];
+  if (actions.createSandbox) {
+    const created = await createSandbox(deps, pod, sandboxConfig);
+    sandboxId = created.sandboxId;
+    podIPs = created.podIPs;
+    outcome.changed = true;
+  }
+  const base = { pod, sandboxId, sandboxConfig, podIPs, volumePaths, runtime, nowMs };
+  if (initToStart !== null) {
+    const container = (pod.spec?.initContainers ?? []).find((c) => c.name === initToStart);
+    if (container) await start(deps, { ...base, container, type: CONTAINER_TYPE_INIT }, outcome);
+    return;
+  }
+  // Upstream starts app containers one after the other, in spec order.
+  for (const name of actions.containersToStart) {
+    const container = (pod.spec?.containers ?? []).find((c: Container) => c.name === name);
+    if (container) await start(deps, { ...base, container, type: CONTAINER_TYPE_REGULAR }, outcome);
+  }
+}
+
+async function start(
+  deps: RuntimeDeps,
+  target: Parameters<typeof startContainer>[1],
+  outcome: SyncOutcome,
+): Promise<void> {
+  const failure: StartFailure | undefined = await startContainer(deps, target);
+  const name = target.container.name ?? '';
+  if (!failure) {
+    outcome.changed = true;
+    return;
+  }
+  deps.logger.warn(
+    { pod: podRef(target.pod), container: name, reason: failure.reason, err: failure.message },
+    'Container start failed',
+  );
+  outcome.waitingReasons[name] = { reason: failure.reason, message: failure.message };
+  outcome.changed = true;
+  noteRequeue(outcome, failure.retryAfterMs ?? 0);
+}
+
+async function createSandbox(
+  deps: RuntimeDeps,
+  pod: Pod,
+  config: PodSandboxConfig,
+): Promise<{ sandboxId: string; podIPs: string[] }> {
+  const reply = await deps.cri.runPodSandbox({ config, runtime_handler: '' });
+  const sandboxId = reply.pod_sandbox_id;
+  const status = (await deps.cri.podSandboxStatus({ pod_sandbox_id: sandboxId, verbose: false })).status;
+  const network = status?.network;
+  const podIPs = network?.ip ? [network.ip, ...network.additional_ips.map((extra) => extra.ip)] : [];
+  deps.logger.debug({ pod: podRef(pod), sandboxId, podIPs }, 'Created pod sandbox');
+  return { sandboxId, podIPs };
+}
+
+function noteRequeue(outcome: SyncOutcome, afterMs: number): void {
+  const due = Math.max(afterMs, 0);
+  outcome.requeueAfterMs = outcome.requeueAfterMs === undefined ? due : Math.min(outcome.requeueAfterMs, due);
+}
+
+export function podRef(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}

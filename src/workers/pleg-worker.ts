@@ -1,0 +1,16 @@
+// Entry of the PLEG worker thread (run by piscina): holds the relister and its own
+// CRI channel, so that decoding the full sandbox and container lists every second
+// never runs on the main thread.
+import { workerData } from 'node:worker_threads';
+import { CriClient } from '../shared/cri/client.js';
+import { Relister, type RelistResult } from './pleg/relist.js';
+import type { WorkerBootData } from './worker-data.js';
+
+const boot = workerData as WorkerBootData;
+const relister = new Relister(
+  new CriClient(boot.settings.runtimeEndpoint, { timeoutMs: boot.settings.runtimeRequestTimeoutMs }),
+);
+
+export default function runRelist(): Promise<RelistResult> {
+  return relister.relist();
+}

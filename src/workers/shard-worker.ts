@@ -1,0 +1,29 @@
+// Entry of a shard worker thread (run by piscina). It only wires: a Shard with its
+// own CRI channel, and a comlink proxy to the main thread's pull coordinator over a
+// port it hands up at start.
+import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
+import * as Comlink from 'comlink';
+import { nodeEndpoint } from '../shared/comlink-node.js';
+import { createLogger } from '../shared/logging.js';
+import type { PullCoordinatorApi, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import { Shard } from './shard.js';
+import { PULL_PORT_MESSAGE, type WorkerBootData } from './worker-data.js';
+
+export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'exit' };
+
+const boot = workerData as WorkerBootData;
+const logger = createLogger(boot.settings.logLevel, { thread: `shard-${boot.index}` });
+const { port1, port2 } = new MessageChannel();
+parentPort?.postMessage({ type: PULL_PORT_MESSAGE, port: port2 }, [port2]);
+const pulls = Comlink.wrap<PullCoordinatorApi>(nodeEndpoint(port1));
+const shard = new Shard(boot.index, boot.settings, pulls, logger);
+
+export default async function runShardTask(task: ShardTask): Promise<SyncPodResult | undefined> {
+  if (task.op === 'exit') {
+    if (!boot.faultInjection) throw new Error('fault injection is not enabled for this shard');
+    logger.warn('Shard thread exiting on request (fault injection)');
+    setImmediate(() => process.exit(1));
+    return undefined;
+  }
+  return shard.sync(task.request);
+}

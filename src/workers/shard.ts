@@ -1,0 +1,108 @@
+// A shard: the pods whose UID hashes to it, synced over the shard's own CRI
+// channel. The same class runs inside a worker thread (shard-worker.ts) or, with
+// --workers 0, in the main thread.
+import type { Logger } from 'pino';
+import { CriClient } from '../shared/cri/client.js';
+import { toWire } from '../shared/errors.js';
+import type { RuntimePodStatus } from '../shared/runtime-pod.js';
+import type { PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import { generatePodStatus } from '../shared/status/generate-pod-status.js';
+import type { Pod } from '../shared/types.js';
+import { ImageManager } from './images/image-manager.js';
+import { killPod, removePodFromRuntime } from './kuberuntime/kill-pod.js';
+import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
+import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
+import { syncPod } from './kuberuntime/sync-pod.js';
+import { teardownPodVolumes } from './volumes/pod-volumes.js';
+
+export class Shard {
+  private readonly deps: RuntimeDeps;
+  private runtimeName: Promise<string> | undefined;
+
+  constructor(
+    readonly index: number,
+    settings: ShardSettings,
+    pulls: PullCoordinatorApi,
+    logger: Logger,
+  ) {
+    const cri = new CriClient(settings.runtimeEndpoint, {
+      timeoutMs: settings.runtimeRequestTimeoutMs,
+      imageEndpoint: settings.imageEndpoint,
+    });
+    const shardLogger = logger.child({ shard: index });
+    this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger) };
+  }
+
+  /** Runs one SyncPod / SyncTerminatingPod / SyncTerminatedPod for a pod. */
+  async sync(request: SyncPodRequest): Promise<SyncPodResult> {
+    const pod = request.pod;
+    const uid = pod.metadata?.uid ?? '';
+    const nowMs = Date.now();
+    const errors = [];
+    let runtime: RuntimePodStatus;
+    let waitingReasons: Record<string, { reason: string; message: string }> = {};
+    let requeueAfterMs: number | undefined;
+    try {
+      if (request.kind === 'sync') {
+        const outcome = await syncPod(this.deps, pod, nowMs);
+        runtime = outcome.runtime;
+        waitingReasons = outcome.waitingReasons;
+        requeueAfterMs = outcome.requeueAfterMs;
+      } else {
+        runtime = await this.stopPod(pod, request);
+      }
+    } catch (err) {
+      errors.push(toWire(err));
+      runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
+    }
+    const status = generatePodStatus(pod, runtime, {
+      nowMs,
+      hostIP: this.deps.settings.hostIP,
+      waitingReasons,
+      previous: request.previousStatus,
+      runtimeName: await this.runtimeNameOnce(),
+    });
+    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors };
+  }
+
+  async close(): Promise<void> {
+    this.deps.cri.close();
+  }
+
+  /** SyncTerminatingPod (kill with the grace period) and SyncTerminatedPod (clean up). */
+  private async stopPod(pod: Pod, request: SyncPodRequest): Promise<RuntimePodStatus> {
+    const uid = pod.metadata?.uid ?? '';
+    const read = () => getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
+    let runtime = await read();
+    await killPod(this.deps, runtime, pod.spec ? pod : undefined, request.gracePeriodSeconds);
+    if (request.kind === 'terminated') {
+      if (request.removeFromRuntime) await removePodFromRuntime(this.deps, await read());
+      await teardownPodVolumes(uid, this.deps.settings);
+      this.deps.images.forgetPod(uid);
+    }
+    runtime = await read();
+    return runtime;
+  }
+
+  /** The runtime's name prefixes container IDs in the status (containerd://…). */
+  private runtimeNameOnce(): Promise<string> {
+    const pending =
+      this.runtimeName ??
+      this.deps.cri.version({ version: '' }).then(
+        (reply) => reply.runtime_name || 'cri',
+        () => {
+          this.runtimeName = undefined;
+          return 'cri';
+        },
+      );
+    this.runtimeName = pending;
+    return pending;
+  }
+}
+
+function isStopped(runtime: RuntimePodStatus): boolean {
+  return (
+    runtime.containers.every((c) => c.state !== 'running' && c.state !== 'created') &&
+    runtime.sandboxes.every((s) => s.state !== 'ready')
+  );
+}

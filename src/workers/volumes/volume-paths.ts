@@ -1,0 +1,46 @@
+// The kubelet's per-pod directory layout under --root-dir, as upstream's
+// kubelet_getters.go and the volume plugins' GetPath():
+//   <rootDir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<volume>
+//   <rootDir>/pods/<uid>/containers/<container>/<random>   (termination-log files)
+//   <rootDir>/pods/<uid>/etc-hosts
+import { join } from 'node:path';
+
+export const EMPTY_DIR_PLUGIN_NAME = 'kubernetes.io/empty-dir';
+
+/** Plugin names become directory names with "/" escaped as "~", as utilstrings.EscapeQualifiedName. */
+export function escapePluginName(pluginName: string): string {
+  return pluginName.replace(/\//g, '~');
+}
+
+export function podsDir(rootDir: string): string {
+  return join(rootDir, 'pods');
+}
+
+export function podDir(rootDir: string, podUid: string): string {
+  return join(podsDir(rootDir), podUid);
+}
+
+export function podVolumesDir(rootDir: string, podUid: string): string {
+  return join(podDir(rootDir, podUid), 'volumes');
+}
+
+export function podPluginVolumesDir(rootDir: string, podUid: string, pluginName: string): string {
+  return join(podVolumesDir(rootDir, podUid), escapePluginName(pluginName));
+}
+
+export function emptyDirPath(rootDir: string, podUid: string, volumeName: string): string {
+  return join(podPluginVolumesDir(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME), volumeName);
+}
+
+export function podContainerDir(rootDir: string, podUid: string, containerName: string): string {
+  return join(podDir(rootDir, podUid), 'containers', containerName);
+}
+
+export function podEtcHostsPath(rootDir: string, podUid: string): string {
+  return join(podDir(rootDir, podUid), 'etc-hosts');
+}
+
+/** Where Localhost seccomp profiles are looked up (upstream's seccompProfileRoot). */
+export function seccompProfileRoot(rootDir: string): string {
+  return join(rootDir, 'seccomp');
+}

@@ -1,0 +1,120 @@
+// Drives a real shardlet process the way an operator would: flags on the command
+// line, manifests in a directory, and the read-only /pods endpoint to read status.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Pod } from '../../src/shared/types.js';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = join(PACKAGE_ROOT, 'dist/src/main/cli.js');
+const POLL_MS = 200;
+
+export interface KubeletProcess {
+  child: ChildProcess;
+  port: number;
+  manifestDir: string;
+  rootDir: string;
+  /** Every JSON log line so far. */
+  logs: Array<Record<string, unknown>>;
+  pods(): Promise<Pod[]>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): number {
+  return 30000 + Math.floor(Math.random() * 20000);
+}
+
+export async function startKubelet(options: { runtimeEndpoint: string; workers: number; extraArgs?: string[]; workDir?: string }): Promise<KubeletProcess> {
+  const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'shardlet-test-'));
+  const manifestDir = join(workDir, 'manifests');
+  const rootDir = join(workDir, 'root');
+  mkdirSync(manifestDir, { recursive: true });
+  const port = freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      `--container-runtime-endpoint=${options.runtimeEndpoint}`,
+      `--pod-manifest-path=${manifestDir}`,
+      `--root-dir=${rootDir}`,
+      `--read-only-port=${port}`,
+      `--workers=${options.workers}`,
+      '--hostname-override=test-node',
+      '--file-check-frequency=1s',
+      '--v=4',
+      ...(options.extraArgs ?? []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const logs: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line));
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+    if (process.env.SHARDLET_TEST_LOGS) process.stderr.write(chunk);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  const kubelet: KubeletProcess = {
+    child,
+    port,
+    manifestDir,
+    rootDir,
+    logs,
+    async pods() {
+      const reply = await fetch(`http://127.0.0.1:${port}/pods`);
+      return ((await reply.json()) as { items: Pod[] }).items;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+  await waitUntil(async () => {
+    if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+    } catch {
+      return false;
+    }
+  }, 60_000, 'shardlet /healthz');
+  return kubelet;
+}
+
+/** Polls until the check returns a truthy value; fails with the description after the timeout. */
+export async function waitUntil<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+}
+
+/** The pod whose name starts with `prefix` (static pods carry a -<node> suffix). */
+export function findPod(pods: Pod[], prefix: string): Pod | undefined {
+  return pods.find((pod) => pod.metadata?.name === `${prefix}-test-node`);
+}
+
+export function isRunningAndReady(pod: Pod | undefined): boolean {
+  return (
+    pod?.status?.phase === 'Running' &&
+    (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
+  );
+}

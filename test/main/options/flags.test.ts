@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
+import { defaultWorkers, helpText, parseFlags, type KubeletFlags } from '../../../src/main/options/flags.js';
+
+test('flag forms as pflag accepts them', () => {
+  const cases: Array<{ argv: string[]; want: KubeletFlags }> = [
+    { argv: ['--max-pods=250'], want: { maxPods: 250 } },
+    { argv: ['--max-pods', '250'], want: { maxPods: 250 } },
+    { argv: ['-v', '4'], want: { verbosity: 4 } },
+    { argv: ['-v=4'], want: { verbosity: 4 } },
+    { argv: ['-v4'], want: { verbosity: 4 } },
+    { argv: ['--v=4'], want: { verbosity: 4 } },
+    { argv: ['--v', '10'], want: { verbosity: 10 } },
+    { argv: ['--serialize-image-pulls'], want: { serializeImagePulls: true } },
+    { argv: ['--serialize-image-pulls=false'], want: { serializeImagePulls: false } },
+    { argv: ['--register-node=F'], want: { registerNode: false } },
+    { argv: ['--sync-frequency=1m30s'], want: { syncFrequencyMs: 90_000 } },
+    { argv: ['--runtime-request-timeout', '100ms'], want: { runtimeRequestTimeoutMs: 100 } },
+    { argv: ['--workers', '0'], want: { workers: 0 } },
+    { argv: ['--read-only-port=0'], want: { readOnlyPort: 0 } },
+    { argv: ['--pod-pids-limit=-1'], want: { podPidsLimit: -1 } },
+    { argv: ['--cluster-dns=10.96.0.10,fd00::a'], want: { clusterDNS: ['10.96.0.10', 'fd00::a'] } },
+    { argv: ['--node-ip', '192.168.100.15'], want: { nodeIPs: ['192.168.100.15'] } },
+    { argv: ['-h'], want: { help: true } },
+    { argv: ['--version'], want: { version: true } },
+    {
+      argv: ['--node-labels=node-role.kubernetes.io/master=,node.openshift.io/os_id=rhcos'],
+      want: { nodeLabels: { 'node-role.kubernetes.io/master': '', 'node.openshift.io/os_id': 'rhcos' } },
+    },
+    {
+      argv: ['--register-with-taints=node-role.kubernetes.io/master=:NoSchedule,dedicated:NoExecute'],
+      want: {
+        registerWithTaints: [
+          { key: 'node-role.kubernetes.io/master', value: '', effect: 'NoSchedule' },
+          { key: 'dedicated', effect: 'NoExecute' },
+        ],
+      },
+    },
+    { argv: ['--manifest-url-header', 'a:hello,b:again,a:world'], want: { manifestURLHeader: { a: ['hello', 'world'], b: ['again'] } } },
+    {
+      argv: ['--config', '/etc/kubernetes/kubelet.conf', '--kubeconfig=/var/lib/kubelet/kubeconfig', '--hostname-override', 'Master1'],
+      want: { config: '/etc/kubernetes/kubelet.conf', kubeconfig: '/var/lib/kubelet/kubeconfig', hostnameOverride: 'Master1' },
+    },
+  ];
+  for (const { argv, want } of cases) assert.deepEqual(parseFlags(argv), want, argv.join(' '));
+});
+
+test('bad flags throw FLAG_INVALID naming the flag', () => {
+  const cases: Array<{ argv: string[]; mentions: string }> = [
+    { argv: ['--no-such-flag=1'], mentions: '--no-such-flag' },
+    { argv: ['-config=x'], mentions: '-config' },
+    { argv: ['--max-pods=many'], mentions: '--max-pods' },
+    { argv: ['--max-pods=-3'], mentions: '--max-pods' },
+    { argv: ['--max-pods'], mentions: '--max-pods' },
+    { argv: ['--v=11'], mentions: '--v' },
+    { argv: ['--serialize-image-pulls=maybe'], mentions: '--serialize-image-pulls' },
+    { argv: ['--sync-frequency=10'], mentions: '--sync-frequency' },
+    { argv: ['--cluster-dns=not-an-ip'], mentions: '--cluster-dns' },
+    { argv: ['--node-ip=10.0.0.1,10.0.0.2'], mentions: '--node-ip' },
+    { argv: ['--register-with-taints=key=value:Sometimes'], mentions: '--register-with-taints' },
+    { argv: ['--node-labels=novalue'], mentions: '--node-labels' },
+    { argv: ['--max-parallel-image-pulls=0'], mentions: '--max-parallel-image-pulls' },
+    { argv: ['--read-only-port=70000'], mentions: '--read-only-port' },
+    { argv: ['stray'], mentions: 'stray' },
+  ];
+  for (const { argv, mentions } of cases) {
+    assert.throws(
+      () => parseFlags(argv),
+      (err: unknown) => err instanceof ShardletError && err.code === ErrorCodes.FLAG_INVALID && err.message.includes(mentions),
+      argv.join(' '),
+    );
+  }
+});
+
+test('help lists every flag with its default', () => {
+  const help = helpText();
+  const flags = [
+    'config', 'kubeconfig', 'container-runtime-endpoint', 'image-service-endpoint', 'hostname-override', 'node-ip',
+    'pod-manifest-path', 'manifest-url', 'max-pods', 'workers', 'root-dir', 'runtime-request-timeout',
+    'serialize-image-pulls', 'max-parallel-image-pulls', 'sync-frequency', 'file-check-frequency', 'http-check-frequency',
+    'pod-pids-limit', 'cluster-dns', 'cluster-domain', 'resolv-conf', 'read-only-port', 'register-node', 'node-labels',
+    'register-with-taints', 'v', 'help', 'version',
+  ];
+  const lines = help.split('\n');
+  for (const flag of flags) {
+    const line = lines.find((candidate) => candidate.includes(`--${flag} `) || candidate.endsWith(`--${flag}`) || candidate.includes(`--${flag}  `));
+    assert.ok(line, `help mentions --${flag}`);
+    assert.match(line, /\(default .+\)$/, `--${flag} shows a default`);
+  }
+  assert.match(help, /unix:\/\/\/run\/containerd\/containerd\.sock/);
+  assert.match(help, /--workers int .*min\(os\.availableParallelism\(\) - 1, 8\), at least 1/);
+  assert.match(help, /--read-only-port int .*\(default 10255\)/);
+});
+
+test('the default worker count is one per spare core, 1 to 8', () => {
+  const workers = defaultWorkers();
+  assert.ok(workers >= 1 && workers <= 8);
+});

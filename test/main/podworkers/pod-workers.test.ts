@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { PodWorkers, type PodSyncHost } from '../../../src/main/podworkers/pod-workers.js';
+import type { SyncPodRequest, SyncPodResult } from '../../../src/shared/shard-protocol.js';
+import type { Pod, PodStatus } from '../../../src/shared/types.js';
+
+const logger = pino({ level: 'silent' });
+const RESYNC_MS = 60_000;
+
+/** A host whose syncs stay pending until the test resolves them, so ordering is visible. */
+class ControlledHost implements PodSyncHost {
+  readonly requests: SyncPodRequest[] = [];
+  private readonly pending: Array<(result: SyncPodResult) => void> = [];
+  runSync(request: SyncPodRequest): Promise<SyncPodResult> {
+    this.requests.push(request);
+    return new Promise((resolve) => this.pending.push(resolve));
+  }
+  previousStatus(): PodStatus | undefined {
+    return undefined;
+  }
+  onSyncResult(): void {}
+  onSyncFailed(): void {}
+  get inFlight(): number {
+    return this.pending.length;
+  }
+  /** Completes the oldest sync in flight. */
+  async finish(status: Partial<SyncPodResult> = {}): Promise<void> {
+    const request = this.requests[this.requests.length - this.pending.length];
+    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], ...status });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function pod(uid: string, image = 'busybox:1', source?: string, name = 'p'): Pod {
+  return {
+    metadata: { uid, name, namespace: 'default', annotations: source ? { 'kubernetes.io/config.source': source } : {} },
+    spec: { containers: [{ name: 'c', image }], terminationGracePeriodSeconds: 30 },
+  };
+}
+
+test('one sync at a time per pod; updates during a sync coalesce to the latest spec', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1', 'v1') });
+  workers.updatePod({ type: 'update', pod: pod('u1', 'v2') });
+  workers.updatePod({ type: 'update', pod: pod('u1', 'v3') });
+  assert.equal(host.inFlight, 1);
+  await host.finish();
+  assert.equal(host.requests.length, 2, 'exactly one more sync for the coalesced updates');
+  assert.equal(host.requests[1].pod.spec!.containers[0].image, 'v3');
+  await host.finish();
+  assert.equal(host.inFlight, 0);
+});
+
+test('pods sync independently of each other', () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  workers.updatePod({ type: 'create', pod: pod('u2') });
+  assert.equal(host.inFlight, 2);
+});
+
+test('kill walks terminating (with the grace period) then terminated (with removal)', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  await host.finish();
+  workers.updatePod({ type: 'kill', pod: pod('u1'), gracePeriodSeconds: 5, removeFromRuntime: true });
+  assert.equal(host.requests[1].kind, 'terminating');
+  assert.equal(host.requests[1].gracePeriodSeconds, 5);
+  await host.finish({ terminated: false });
+  assert.equal(host.inFlight, 0, 'still-running containers are rechecked later, not in a busy loop');
+  workers.syncNow('u1');
+  await host.finish({ terminated: true });
+  assert.equal(host.requests[3].kind, 'terminated');
+  assert.equal(host.requests[3].removeFromRuntime, true);
+  await host.finish({ terminated: true });
+  assert.equal(workers.isFinished('u1'), true);
+  workers.updatePod({ type: 'update', pod: pod('u1') });
+  assert.equal(host.inFlight, 0, 'a finished pod never syncs again');
+});
+
+test('a pod whose phase became terminal goes on to terminate', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  await host.finish({ status: { phase: 'Succeeded' } });
+  assert.equal(host.requests[1].kind, 'terminating');
+  assert.equal(workers.phaseOf('u1'), 'terminating');
+});
+
+test('a replacement static pod waits until its predecessor has terminated', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('old', 'v1', 'file', 'web') });
+  await host.finish();
+  workers.updatePod({ type: 'kill', pod: pod('old', 'v1', 'file', 'web'), removeFromRuntime: true });
+  workers.updatePod({ type: 'create', pod: pod('new', 'v2', 'file', 'web') });
+  assert.deepEqual(host.requests.map((r) => `${r.pod.metadata!.uid}:${r.kind}`), ['old:sync', 'old:terminating']);
+  await host.finish({ terminated: true });
+  await host.finish({ terminated: true });
+  assert.equal(workers.isFinished('old'), true);
+  workers.syncDue(Date.now() + 10_000);
+  assert.deepEqual(host.requests.at(-1)!.pod.metadata!.uid, 'new');
+  assert.equal(host.requests.at(-1)!.kind, 'sync');
+});

@@ -1,0 +1,35 @@
+// Image reference normalisation and which pulls the simulated registries refuse.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { ImageCatalog, imageIdOf, parseImageReference } from '../../src/simruntime/image-catalog.js';
+
+describe('image catalog', () => {
+  const table: Array<[string, string]> = [
+    ['busybox', 'docker.io/library/busybox:latest'],
+    ['busybox:1.36', 'docker.io/library/busybox:1.36'],
+    ['team/app:2', 'docker.io/team/app:2'],
+    ['registry.k8s.io/pause:3.9', 'registry.k8s.io/pause:3.9'],
+    ['127.0.0.1:5000/busybox:1.36', '127.0.0.1:5000/busybox:1.36'],
+    ['localhost/app', 'localhost/app:latest'],
+    ['busybox@sha256:' + 'a'.repeat(64), 'docker.io/library/busybox@sha256:' + 'a'.repeat(64)],
+  ];
+  for (const [name, canonical] of table) {
+    it(`normalises ${name}`, () => assert.equal(parseImageReference(name).canonical, canonical));
+  }
+
+  it('derives the same ID from every spelling of a name', () => {
+    assert.equal(imageIdOf(parseImageReference('busybox')), imageIdOf(parseImageReference('docker.io/library/busybox:latest')));
+    assert.notEqual(imageIdOf(parseImageReference('busybox:1')), imageIdOf(parseImageReference('busybox:2')));
+  });
+
+  it('refuses unknown hosts and missing images, and honours knownRegistries', () => {
+    const open = new ImageCatalog({ defaultImageSizeBytes: 1, imageSizesBytes: {} });
+    assert.equal(open.pullFailure(parseImageReference('registry.bench/app-1:1.0')), undefined);
+    assert.equal(open.pullFailure(parseImageReference('nope.invalid/app'))?.code, GrpcStatus.UNKNOWN);
+    assert.equal(open.pullFailure(parseImageReference('app-doesnotexist:1'))?.code, GrpcStatus.NOT_FOUND);
+    const closed = new ImageCatalog({ knownRegistries: ['127.0.0.1:5000'], defaultImageSizeBytes: 1, imageSizesBytes: {} });
+    assert.equal(closed.pullFailure(parseImageReference('127.0.0.1:5000/busybox:1.36')), undefined);
+    assert.match(closed.pullFailure(parseImageReference('busybox'))?.message ?? '', /lookup docker\.io: no such host/);
+  });
+});

@@ -1,0 +1,72 @@
+// ImageService of the simulated runtime: pulls, failing pulls (for ErrImagePull),
+// status of absent images, idempotent removal and the image filesystem.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { isNotFound } from '../../src/shared/cri/client.js';
+import { rejectionOf, startHarness, type SimHarness } from './harness.js';
+
+describe('simulated runtime: images', () => {
+  let h: SimHarness;
+  before(async () => {
+    h = await startHarness({ scale: 0, imageSizesBytes: { 'docker.io/library/nginx:1.25': 70_000_000 } });
+  });
+  after(async () => h.close());
+
+  it('reports an absent image as null, not as an error', async () => {
+    const reply = await h.client.imageStatus({ image: { image: 'alpine:3.19' } });
+    assert.equal(reply.image, null);
+  });
+
+  it('pulls an image and then finds it by name, canonical name and ID', async () => {
+    const { image_ref: ref } = await h.client.pullImage({ image: { image: 'nginx:1.25' } });
+    assert.match(ref, /^sha256:[0-9a-f]{64}$/);
+    const again = await h.client.pullImage({ image: { image: 'docker.io/library/nginx:1.25' } });
+    assert.equal(again.image_ref, ref, 'the same image has the same ref');
+
+    for (const name of ['nginx:1.25', 'docker.io/library/nginx:1.25', ref]) {
+      const image = (await h.client.imageStatus({ image: { image: name } })).image;
+      assert.ok(image, `found by ${name}`);
+      assert.equal(image.id, ref);
+      assert.deepEqual(image.repo_tags, ['docker.io/library/nginx:1.25']);
+      assert.equal(image.size, 70_000_000);
+    }
+    const other = await h.client.pullImage({ image: { image: 'nginx:1.26' } });
+    assert.notEqual(other.image_ref, ref);
+  });
+
+  it('fails pulls of images that do not exist with NotFound', async () => {
+    const err = await rejectionOf(h.client.pullImage({ image: { image: 'doesnotexist/app:1' } }));
+    assert.ok(isNotFound(err));
+    assert.match(err.message, /failed to pull and unpack image .*not found/);
+    assert.equal((await h.client.imageStatus({ image: { image: 'doesnotexist/app:1' } })).image, null);
+  });
+
+  it('fails pulls from a registry host that does not resolve', async () => {
+    const err = await rejectionOf(h.client.pullImage({ image: { image: 'registry.invalid/team/app:2' } }));
+    assert.equal(err.code, GrpcStatus.UNKNOWN);
+    assert.match(String(err.details), /lookup registry\.invalid: no such host/);
+  });
+
+  it('shares one download between concurrent pulls of the same image', async () => {
+    const refs = await Promise.all(Array.from({ length: 5 }, () => h.client.pullImage({ image: { image: 'redis:7' } })));
+    assert.equal(new Set(refs.map((r) => r.image_ref)).size, 1);
+    const listed = await h.client.listImages({ filter: { image: { image: 'redis:7' } } });
+    assert.equal(listed.images.length, 1);
+  });
+
+  it('removes images idempotently', async () => {
+    await h.client.pullImage({ image: { image: 'busybox:1.35' } });
+    await h.client.removeImage({ image: { image: 'busybox:1.35' } });
+    await h.client.removeImage({ image: { image: 'busybox:1.35' } });
+    assert.equal((await h.client.imageStatus({ image: { image: 'busybox:1.35' } })).image, null);
+  });
+
+  it('accounts pulled images in ImageFsInfo', async () => {
+    const images = (await h.client.listImages()).images;
+    const info = await h.client.imageFsInfo();
+    const [fs] = info.image_filesystems;
+    assert.equal(fs.used_bytes!.value, images.reduce((sum, image) => sum + image.size, 0));
+    assert.ok(fs.timestamp > 0);
+  });
+});

@@ -1,0 +1,44 @@
+// The simulated process's reading of a container's command line.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { behaviourOf, execExitCode, stopOutcome, BARE_EXIT_RUN_MS } from '../../src/simruntime/process-model.js';
+
+describe('process model', () => {
+  const cases: Array<{ command: string[]; args?: string[]; exit?: { code: number; afterMs: number }; trap?: boolean }> = [
+    { command: ['sh', '-c', 'sleep 1; exit 1'], exit: { code: 1, afterMs: 1000 } },
+    { command: ['sh', '-c', 'exit 1'], exit: { code: 1, afterMs: BARE_EXIT_RUN_MS } },
+    { command: ['sh'], args: ['-c', 'echo hi; exit 0'], exit: { code: 0, afterMs: BARE_EXIT_RUN_MS } },
+    { command: ['sleep', '2'], exit: { code: 0, afterMs: 2000 } },
+    { command: ['sleep', '0.5'], exit: { code: 0, afterMs: 500 } },
+    { command: ['sleep', '1m'], exit: { code: 0, afterMs: 60_000 } },
+    { command: ['true'], exit: { code: 0, afterMs: 10 } },
+    { command: ['/bin/false'], exit: { code: 1, afterMs: 10 } },
+    { command: ['sleep', 'infinity'] },
+    { command: ['sh', '-c', 'while true; do sleep 1; done'] },
+    { command: [] },
+    { command: ['nginx', '-g', 'daemon off;'] },
+    { command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600"], exit: { code: 0, afterMs: 3_600_000 }, trap: true },
+    { command: ['sh', '-c', 'trap "" SIGTERM; while :; do sleep 1; done'], trap: true },
+  ];
+  for (const { command, args = [], exit, trap = false } of cases) {
+    it(`reads ${JSON.stringify([...command, ...args])}`, () => {
+      const behaviour = behaviourOf(command, args);
+      assert.deepEqual(behaviour.exit, exit);
+      assert.equal(behaviour.ignoresSigterm, trap);
+    });
+  }
+
+  it('stops on SIGTERM at once unless trapped, and kills at once with no grace', () => {
+    const plain = behaviourOf(['sleep', '3600'], []);
+    const trapped = behaviourOf(['sh', '-c', "trap 'echo' TERM; sleep 3600"], []);
+    assert.deepEqual(stopOutcome(plain, 30), { afterMs: 0, exitCode: 143 });
+    assert.deepEqual(stopOutcome(trapped, 2), { afterMs: 2000, exitCode: 137 });
+    assert.deepEqual(stopOutcome(trapped, 0), { afterMs: 0, exitCode: 137 });
+  });
+
+  it('gives exec commands their exit codes', () => {
+    assert.equal(execExitCode(['cat', '/tmp/healthy']), 0);
+    assert.equal(execExitCode(['sh', '-c', 'exit 7']), 7);
+    assert.equal(execExitCode(['false']), 1);
+  });
+});

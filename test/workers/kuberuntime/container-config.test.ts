@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { hashContainer } from '../../../src/shared/kuberuntime/container-hash.js';
+import type { ShardSettings } from '../../../src/shared/shard-protocol.js';
+import type { Container, Pod } from '../../../src/shared/types.js';
+import { buildContainerConfig, type ContainerConfigArgs } from '../../../src/workers/kuberuntime/container-config.js';
+import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
+import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../../src/workers/kuberuntime/security-context.js';
+import { makeContainer, makePod, makeSettings, makeTempDir, POD_UID } from './fixtures.js';
+
+const GIB = 1024 ** 3;
+
+function configFor(pod: Pod, container: Container, extra: Partial<ContainerConfigArgs> & { settings?: ShardSettings } = {}) {
+  const settings = extra.settings ?? makeSettings();
+  return buildContainerConfig({
+    pod,
+    container,
+    type: 'REGULAR',
+    restartCount: 0,
+    imageRef: 'sha256:0123abcd',
+    sandboxConfig: buildSandboxConfig(pod, 0, settings),
+    podIPs: ['10.244.1.7'],
+    settings,
+    volumePaths: {},
+    resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: false },
+    ...extra,
+  });
+}
+
+test('container config: metadata, image, command, env, labels and annotations', () => {
+  const container = makeContainer({
+    command: ['/bin/sh', '-c'],
+    args: ['echo $(GREETING) from $(POD_NAME) $(UNSET)'],
+    workingDir: '/work',
+    stdin: true,
+    tty: true,
+    env: [
+      { name: 'GREETING', value: 'hi' },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
+    ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
+    lifecycle: { preStop: { exec: { command: ['sleep', '2'] } } },
+  });
+  const pod = makePod({ containers: [container], terminationGracePeriodSeconds: 45 });
+  const config = configFor(pod, container, { restartCount: 3, type: 'INIT' });
+  assert.deepEqual(config.metadata, { name: 'app', attempt: 3 });
+  assert.deepEqual(config.image, { image: 'sha256:0123abcd', user_specified_image: 'registry.local/busybox:1.36' });
+  assert.deepEqual(config.command, ['/bin/sh', '-c']);
+  assert.deepEqual(config.args, ['echo hi from web-0 $(UNSET)']);
+  assert.equal(config.working_dir, '/work');
+  assert.deepEqual(config.envs, [
+    { key: 'GREETING', value: 'hi' },
+    { key: 'POD_NAME', value: 'web-0' },
+  ]);
+  assert.equal(config.log_path, 'app/3.log');
+  assert.equal(config.stdin, true);
+  assert.equal(config.tty, true);
+  assert.deepEqual(config.labels, {
+    'io.kubernetes.pod.name': 'web-0',
+    'io.kubernetes.pod.namespace': 'shop',
+    'io.kubernetes.pod.uid': POD_UID,
+    'io.kubernetes.container.name': 'app',
+    'io.kubernetes.container.type': 'INIT',
+  });
+  assert.deepEqual(config.annotations, {
+    'io.kubernetes.container.hash': hashContainer(container),
+    'io.kubernetes.container.restartCount': '3',
+    'io.kubernetes.container.terminationMessagePath': '/dev/termination-log',
+    'io.kubernetes.container.terminationMessagePolicy': 'File',
+    'io.kubernetes.pod.terminationGracePeriod': '45',
+    'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sleep","2"]}}',
+    'io.kubernetes.container.ports': '[{"name":"http","containerPort":8080,"protocol":"TCP"}]',
+  });
+});
+
+test('container config: the container log directory is created', () => {
+  const settings = makeSettings();
+  const pod = makePod();
+  configFor(pod, pod.spec!.containers[0], { settings });
+  assert.ok(statSync(join(settings.podLogsDir, `shop_web-0_${POD_UID}`, 'app')).isDirectory());
+});
+
+test('container config: resources to shares, quota, memory and OOM score', () => {
+  const resourcesOf = (resources: Container['resources'], pod?: Pod) => {
+    const container = makeContainer({ resources });
+    return configFor(pod ?? makePod({ containers: [container] }), container).linux?.resources;
+  };
+  // Guaranteed: requests equal limits.
+  assert.deepEqual(resourcesOf({ limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '0.5', memory: '128Mi' } }), {
+    cpu_shares: 512,
+    cpu_period: 100_000,
+    cpu_quota: 50_000,
+    memory_limit_in_bytes: 128 * 1024 * 1024,
+    oom_score_adj: -997,
+  });
+  // Best effort: minimum shares, no quota, no memory limit.
+  assert.deepEqual(resourcesOf(undefined), { cpu_shares: 2, cpu_period: 100_000, cpu_quota: 0, oom_score_adj: 1000 });
+  // Burstable: 1 GiB requested of 8 GiB → 1000 - 125.
+  assert.deepEqual(resourcesOf({ requests: { cpu: '1', memory: '1Gi' } }), {
+    cpu_shares: 1024,
+    cpu_period: 100_000,
+    cpu_quota: 0,
+    oom_score_adj: 875,
+  });
+  // A limit without a request is requested at the limit; tiny limits hit the quota floor.
+  const tiny = resourcesOf({ limits: { cpu: '5m' } });
+  assert.equal(tiny?.cpu_shares, 5);
+  assert.equal(tiny?.cpu_quota, 1000);
+  // Burstable with no memory request: 1000 would tie best effort, so 999.
+  assert.equal(resourcesOf({ requests: { cpu: '100m' } })?.oom_score_adj, 999);
+  // Huge requests are clamped to 1000 + (-997).
+  assert.equal(resourcesOf({ requests: { memory: '16Gi' } })?.oom_score_adj, 3);
+  // A static system-node-critical pod is protected like a guaranteed one.
+  const critical = makeContainer();
+  const criticalPod = makePod(
+    { containers: [critical], priorityClassName: 'system-node-critical' },
+    { annotations: { 'kubernetes.io/config.source': 'file' } },
+  );
+  assert.equal(configFor(criticalPod, critical).linux?.resources?.oom_score_adj, -997);
+});
+
+test('container config: podPidsLimit goes to pids.max on cgroup v2 only', () => {
+  const settings = makeSettings({ podPidsLimit: 1024 });
+  const pod = makePod();
+  const container = pod.spec!.containers[0];
+  const v2 = configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: true } });
+  assert.deepEqual(v2.linux?.resources?.unified, { 'pids.max': '1024' });
+  const v1 = configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: false } });
+  assert.equal(v1.linux?.resources?.unified, undefined);
+});
+
+test('container config: security context', () => {
+  const container = makeContainer({
+    securityContext: {
+      runAsUser: 1001,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] },
+      seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/audit.json' },
+    },
+  });
+  const settings = makeSettings();
+  const pod = makePod({
+    containers: [container],
+    shareProcessNamespace: true,
+    securityContext: { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000] },
+  });
+  const security = configFor(pod, container, { settings }).linux?.security_context;
+  assert.deepEqual(security, {
+    privileged: false,
+    readonly_rootfs: true,
+    namespace_options: { network: 'POD', pid: 'POD', ipc: 'POD' },
+    supplemental_groups: [2000, 4000],
+    no_new_privs: true,
+    masked_paths: DEFAULT_MASKED_PATHS,
+    readonly_paths: DEFAULT_READONLY_PATHS,
+    seccomp: { profile_type: 'Localhost', localhost_ref: join(settings.rootDir, 'seccomp', 'profiles/audit.json') },
+    capabilities: { add_capabilities: ['NET_ADMIN'], drop_capabilities: ['ALL'] },
+    run_as_user: { value: 1001 },
+    run_as_group: { value: 3000 },
+  });
+  const privileged = makeContainer({ securityContext: { privileged: true } });
+  const privilegedSecurity = configFor(makePod({ containers: [privileged] }), privileged).linux?.security_context;
+  assert.equal(privilegedSecurity?.privileged, true);
+  assert.deepEqual(privilegedSecurity?.masked_paths, []);
+  assert.deepEqual(privilegedSecurity?.readonly_paths, []);
+  assert.deepEqual(privilegedSecurity?.seccomp, { profile_type: 'Unconfined' });
+  assert.equal(privilegedSecurity?.no_new_privs, false);
+});
+
+test('container config: runAsNonRoot with runAsUser 0 is refused', () => {
+  const container = makeContainer({ securityContext: { runAsNonRoot: true, runAsUser: 0 } });
+  assert.throws(() => configFor(makePod({ containers: [container] }), container), {
+    code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
+    message: /non-root/,
+  });
+});
+
+function volumeFixture() {
+  const base = realpathSync(makeTempDir('shardlet-volumes-'));
+  const data = join(base, 'data');
+  mkdirSync(join(data, 'existing'), { recursive: true, mode: 0o775 });
+  writeFileSync(join(data, 'config.yaml'), 'a: 1\n');
+  return { base, data };
+}
+
+test('container config: volume mounts with subPath, subPathExpr, readOnly and propagation', () => {
+  const { data } = volumeFixture();
+  const container = makeContainer({
+    env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+    volumeMounts: [
+      { name: 'data', mountPath: '/data' },
+      { name: 'data', mountPath: '/etc/app/config.yaml', subPath: 'config.yaml', readOnly: true },
+      { name: 'data', mountPath: '/logs', subPathExpr: 'logs/$(POD_NAME)', mountPropagation: 'HostToContainer' },
+    ],
+  });
+  const settings = makeSettings();
+  const pod = makePod({ containers: [container] });
+  const mounts = configFor(pod, container, { settings, volumePaths: { data } }).mounts!;
+  assert.deepEqual(mounts.slice(0, 3), [
+    { host_path: data, container_path: '/data', readonly: false, propagation: 'PROPAGATION_PRIVATE' },
+    { host_path: join(data, 'config.yaml'), container_path: '/etc/app/config.yaml', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+    { host_path: join(data, 'logs', 'web-0'), container_path: '/logs', readonly: false, propagation: 'PROPAGATION_HOST_TO_CONTAINER' },
+  ]);
+  // A missing subPath directory is created with the volume's mode.
+  assert.equal(statSync(join(data, 'logs', 'web-0')).mode & 0o777, statSync(data).mode & 0o777);
+  // Then /etc/hosts and the termination-log file.
+  const hosts = mounts[3];
+  assert.deepEqual(hosts, { host_path: join(settings.rootDir, 'pods', POD_UID, 'etc-hosts'), container_path: '/etc/hosts', readonly: false });
+  const hostsText = readFileSync(hosts.host_path!, 'utf8');
+  assert.match(hostsText, /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/);
+  assert.match(hostsText, /\n10\.244\.1\.7\tweb-0\n$/);
+  const terminationLog = mounts[4];
+  assert.equal(terminationLog.container_path, '/dev/termination-log');
+  assert.match(terminationLog.host_path!, new RegExp(`^${join(settings.rootDir, 'pods', POD_UID, 'containers', 'app')}/[0-9a-f]{8}$`));
+  assert.equal(statSync(terminationLog.host_path!).mode & 0o777, 0o666);
+  assert.equal(mounts.length, 5);
+});
+
+test('container config: bad subPaths are refused', () => {
+  const { base, data } = volumeFixture();
+  symlinkSync(base, join(data, 'escape'));
+  for (const subPath of ['../secret', 'a/../../b', '/etc/shadow', 'escape/data']) {
+    const container = makeContainer({ volumeMounts: [{ name: 'data', mountPath: '/data', subPath }] });
+    assert.throws(
+      () => configFor(makePod({ containers: [container] }), container, { volumePaths: { data } }),
+      { code: 'SHARDLET_CREATE_CONTAINER_CONFIG' },
+      subPath,
+    );
+  }
+});
+
+test('container config: a mount of an unknown volume is refused', () => {
+  const container = makeContainer({ volumeMounts: [{ name: 'ghost', mountPath: '/ghost' }] });
+  assert.throws(() => configFor(makePod({ containers: [container] }), container), {
+    code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
+    message: /cannot find volume "ghost"/,
+  });
+});
+
+test('container config: /etc/hosts with a subdomain, host aliases, or the host network', () => {
+  const settings = makeSettings();
+  const container = makeContainer({ terminationMessagePath: '' });
+  const pod = makePod({
+    containers: [container],
+    hostname: 'db-0',
+    subdomain: 'db',
+    hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }],
+  });
+  const mounts = configFor(pod, container, { settings }).mounts!;
+  assert.equal(mounts.length, 1, 'an empty terminationMessagePath means no termination-log mount');
+  const text = readFileSync(mounts[0].host_path!, 'utf8');
+  assert.match(text, /\n10\.244\.1\.7\tdb-0\.db\.shop\.svc\.cluster\.local\tdb-0\n/);
+  assert.match(text, /\n# Entries added by HostAliases\.\n10\.1\.2\.3\tfoo\.local\tbar\.local\n$/);
+
+  const hostPod = makePod({ containers: [container], hostNetwork: true });
+  const hostMounts = configFor(hostPod, container, { settings, podIPs: [] }).mounts!;
+  const hostText = readFileSync(hostMounts[0].host_path!, 'utf8');
+  assert.equal(hostText, `# Kubernetes-managed hosts file (host network).\n${readFileSync('/etc/hosts', 'utf8')}`);
+
+  const ownHosts = makeContainer({ volumeMounts: [{ name: 'h', mountPath: '/etc/hosts' }], terminationMessagePath: '' });
+  const own = configFor(makePod({ containers: [ownHosts] }), ownHosts, { volumePaths: { h: '/etc/hosts' } }).mounts!;
+  assert.deepEqual(own.map((m) => m.container_path), ['/etc/hosts']);
+});
