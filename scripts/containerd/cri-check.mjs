@@ -25,7 +25,7 @@ const BUSYBOX = process.env.SHARDLET_BUSYBOX_IMAGE || `${REGISTRY}/busybox:1.35`
 const PAUSE = process.env.SHARDLET_PAUSE_IMAGE || `${REGISTRY}/pause:3.9`;
 const SUBNET_PREFIX = '10.88.';
 
-const def = protoLoader.loadSync(join(here, 'cri-subset.proto'), {
+const def = protoLoader.loadSync(join(here, '../../proto/cri/api.proto'), {
   keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true,
 });
 const pkg = grpc.loadPackageDefinition(def).runtime.v1;

@@ -181,7 +181,11 @@ http:
   addr: $REG
 EOF
 )
-write_if_changed "$REG_DIR/config.yml" "$REG_CONFIG" || true
+if write_if_changed "$REG_DIR/config.yml" "$REG_CONFIG" && pid_alive "$REG_PID"; then
+  log "registry config changed; restarting our registry (pid $(cat "$REG_PID"))"
+  kill "$(cat "$REG_PID")" 2>/dev/null || true
+  for _ in $(seq 1 50); do pid_alive "$REG_PID" || break; sleep 0.1; done
+fi
 if ! registry_up; then
   if pid_alive "$REG_PID"; then
     log "registry process $(cat "$REG_PID") is not answering; restarting it"

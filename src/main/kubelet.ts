@@ -126,7 +126,8 @@ export class Kubelet {
       runSync: (request: SyncPodRequest) => this.shards!.sync(request),
       previousStatus: (uid: string) => this.statuses.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
-        this.statuses.set(pod, result.status);
+        // An orphan (found only in the runtime) has no spec and no status anyone reads.
+        if (pod.spec) this.statuses.set(pod, result.status);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
         }

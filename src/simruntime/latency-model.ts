@@ -72,6 +72,7 @@ export interface LatencyOptions {
   /** Per-call base latency, milliseconds. */
   callLatencyMs: Record<RpcName, number>;
   listItemLatencyMs: number;
+  /** Shared by all pulls in flight; 0 means unlimited. */
   registryBandwidthBytesPerSecond: number;
   defaultImageSizeBytes: number;
   /** Sizes by image name as written or canonical (docker.io/library/busybox:latest). */

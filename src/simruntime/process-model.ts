@@ -9,7 +9,9 @@
 //     `sh -c "sleep 1; exit 1"` runs about 1 s then exits 1;
 //   - `sleep N` with no exit exits 0 after N s (`sleep infinity` never);
 //   - a bare `true` exits 0 at once, a bare `false` exits 1 at once;
-//   - anything else runs until stopped.
+//   - any other shell script (`sh -c '...'`) does its work and exits 0 (50 ms),
+//     as `sh -c 'echo ready > /work/state'` does in an init container;
+//   - anything else (an image's own entrypoint, a server binary) runs until stopped.
 // `trap ... TERM` makes the process ignore SIGTERM: a stop then waits the whole
 // grace period and kills it (137). Otherwise SIGTERM ends it at once (143), as a
 // shell that dies of signal 15 reports.
@@ -60,7 +62,16 @@ export function behaviourOf(command: readonly string[], args: readonly string[])
   if (sleepMs > 0) return { exit: { code: 0, afterMs: sleepMs }, ignoresSigterm };
   if (TRUE_PATTERN.test(program)) return { exit: { code: 0, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
   if (FALSE_PATTERN.test(program)) return { exit: { code: 1, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
+  if (isShellScript([...command, ...args])) return { exit: { code: 0, afterMs: BARE_EXIT_RUN_MS }, ignoresSigterm };
   return { ignoresSigterm };
+}
+
+const SHELLS = new Set(['sh', 'ash', 'bash', 'dash']);
+
+/** `sh -c SCRIPT` (or /bin/sh, bash, …): a script that ends when its last command does. */
+function isShellScript(argv: readonly string[]): boolean {
+  const program = argv[0]?.slice(argv[0].lastIndexOf('/') + 1) ?? '';
+  return SHELLS.has(program) && argv[1] === '-c';
 }
 
 /** Outcome of StopContainer with a grace period of `graceSeconds` (0: SIGKILL at once). */

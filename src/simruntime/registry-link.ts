@@ -13,7 +13,7 @@ export class RegistryLink {
   private lastAdvanceMs = performance.now();
   private timer: NodeJS.Timeout | undefined;
 
-  /** @param bytesPerSecond link bandwidth; Infinity makes every transfer instant. */
+  /** @param bytesPerSecond link bandwidth; 0 or Infinity means unlimited (every transfer instant). */
   constructor(private readonly bytesPerSecond: number) {}
 
   /** Resolves once `bytes` have come through the shared link. */

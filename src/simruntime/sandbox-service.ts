@@ -19,6 +19,13 @@ export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxReque
   if (!KNOWN_RUNTIME_HANDLERS.includes(req.runtime_handler)) {
     throw unknown(`failed to get sandbox runtime: no runtime for "${req.runtime_handler}" is configured`);
   }
+  const hostNetwork = config.linux?.security_context?.namespace_options?.network === 'NODE';
+  if (hostNetwork && config.hostname) {
+    // runc shares the node's UTS namespace with a host-network sandbox and will not rename the node.
+    throw unknown(
+      'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to set hostname without a private UTS namespace: unknown',
+    );
+  }
   const id = newId();
   const name = sandboxName(config.metadata);
   // Reserved before the slow part, as containerd does, so a duplicate fails at once.
@@ -29,7 +36,6 @@ export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxReque
     ctx.store.releaseName(name);
     throw err;
   }
-  const hostNetwork = config.linux?.security_context?.namespace_options?.network === 'NODE';
   const sandbox: SandboxRecord = {
     id,
     config,

@@ -45,11 +45,12 @@ export async function startHarness(
 
 export function sandboxConfig(
   name: string,
-  options: { uid?: string; attempt?: number; labels?: Record<string, string>; hostNetwork?: boolean } = {},
+  options: { uid?: string; attempt?: number; labels?: Record<string, string>; hostNetwork?: boolean; hostname?: string } = {},
 ): cri.PodSandboxConfig {
   return {
     metadata: { name, uid: options.uid ?? `uid-${name}`, namespace: 'default', attempt: options.attempt ?? 0 },
-    hostname: name,
+    // A host-network pod shares the node's UTS namespace: the kubelet sends no hostname.
+    hostname: options.hostname ?? (options.hostNetwork ? '' : name),
     log_directory: `/var/log/pods/default_${name}_${options.uid ?? `uid-${name}`}`,
     labels: { 'io.kubernetes.pod.name': name, ...options.labels },
     annotations: { 'kubernetes.io/config.source': 'file', 'example.com/note': `pod ${name}` },

@@ -83,6 +83,12 @@ describe('simulated runtime: lifecycle', () => {
     assert.notEqual(await ipOf(a.pod_sandbox_id), await ipOf(b.pod_sandbox_id));
   });
 
+  it('refuses a hostname for a host-network sandbox, as runc does', async () => {
+    const err = await rejectionOf(h.client.runPodSandbox({ config: sandboxConfig('host-named', { hostNetwork: true, hostname: 'x' }) }));
+    assert.equal(err.code, GrpcStatus.UNKNOWN);
+    assert.match(String(err.details), /unable to set hostname without a private UTS namespace/);
+  });
+
   it('treats repeated stops and removes as success, and a stop of an unknown ID as NotFound', async () => {
     const { sandboxId, containerId } = await runningContainer('idem', ['sleep', '3600']);
     await h.client.stopContainer({ container_id: containerId, timeout: 0 });

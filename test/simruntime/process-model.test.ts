@@ -13,6 +13,8 @@ describe('process model', () => {
     { command: ['sleep', '1m'], exit: { code: 0, afterMs: 60_000 } },
     { command: ['true'], exit: { code: 0, afterMs: 10 } },
     { command: ['/bin/false'], exit: { code: 1, afterMs: 10 } },
+    { command: ['sh', '-c', 'echo ready > /work/state'], exit: { code: 0, afterMs: BARE_EXIT_RUN_MS } },
+    { command: ['/bin/bash'], args: ['-c', 'cp /a /b'], exit: { code: 0, afterMs: BARE_EXIT_RUN_MS } },
     { command: ['sleep', 'infinity'] },
     { command: ['sh', '-c', 'while true; do sleep 1; done'] },
     { command: [] },

@@ -120,9 +120,11 @@ export class FileSource {
     this.missingLogged = false;
     this.singleFile = info.isFile();
     if (info.isDirectory()) {
-      this.send(await this.readDirectory(reason));
+      const pods = await this.readDirectory(reason);
+      if (pods) this.send(pods);
     } else if (info.isFile()) {
-      const pod = await this.readManifest(this.path, reason);
+      // One file: a malformed file sends nothing on any scan, so the merge keeps its pod.
+      const pod = await this.readManifest(this.path, 'period');
       if (pod) this.send([pod]);
     } else {
       logger.error({ path: this.path }, 'Static pod path is not a directory or file');
@@ -130,16 +132,28 @@ export class FileSource {
     this.ensureWatch(info.isDirectory() ? this.path : dirname(this.path), reason);
   }
 
-  /** As upstream's extractFromDir: sorted names, dotfiles skipped, subdirectories not entered. */
-  private async readDirectory(reason: ScanReason): Promise<Pod[]> {
-    const names = (await readdir(this.path).catch(() => [] as string[])).filter((name) => !name.startsWith('.')).sort();
+  /**
+   * As upstream's extractFromDir: sorted names, dotfiles skipped, subdirectories not
+   * entered. Undefined when the directory cannot be listed: then nothing is sent,
+   * rather than an empty set that would remove every static pod.
+   */
+  private async readDirectory(reason: ScanReason): Promise<Pod[] | undefined> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.path);
+    } catch (err) {
+      this.options.logger.error({ path: this.path, err: (err as Error).message }, 'Unable to list static pod directory');
+      return undefined;
+    }
+    const names = entries.filter((name) => !name.startsWith('.')).sort();
     const pods: Pod[] = [];
     const present = new Set<string>();
     for (const name of names) {
       const file = join(this.path, name);
       const info = await stat(file).catch(() => undefined);
       if (!info?.isFile()) {
-        this.options.logger.debug({ path: file }, info?.isDirectory() ? 'Not recursing into manifest path' : 'Manifest path is not a file');
+        const why = !info ? 'Manifest path vanished or cannot be read' : info.isDirectory() ? 'Not recursing into manifest path' : 'Manifest path is not a file';
+        this.options.logger.debug({ path: file }, why);
         continue;
       }
       present.add(file);

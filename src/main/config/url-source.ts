@@ -117,7 +117,10 @@ export class UrlSource {
   /** As upstream: the first few failures at warn level, then quieter until a success. */
   private logFailure(err: Error): void {
     const { logger, url } = this.options;
-    const fields = { code: (err as { code?: string }).code ?? ErrorCodes.MANIFEST_URL_FAILED, url, reason: err.message };
+    // Every failure of this source greps as MANIFEST_URL_FAILED; a body that did not decode adds its own code as the cause.
+    const code = (err as { code?: string }).code;
+    const cause = code && code !== ErrorCodes.MANIFEST_URL_FAILED ? { cause: code } : {};
+    const fields = { code: ErrorCodes.MANIFEST_URL_FAILED, url, reason: err.message, ...cause };
     if (this.failureLogs < URL_FAILURE_WARNINGS) logger.warn(fields, 'Failed to read pods from URL');
     else if (this.failureLogs === URL_FAILURE_WARNINGS) logger.warn(fields, 'Failed to read pods from URL; logging further failures at debug level');
     else logger.debug(fields, 'Failed to read pods from URL');

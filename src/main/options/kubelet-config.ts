@@ -205,6 +205,8 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     podLogsDir: fields.podLogsDir as string,
     workers: flags.workers ?? defaultWorkers(),
     verbosity: flags.verbosity ?? fileVerbosity(fields),
+    // Upstream's config default is 0 (off); ours serves status on 127.0.0.1 only, so it is on unless
+    // the file or --read-only-port sets it (an explicit 0 in the file still disables it).
     readOnlyPort: (fields.readOnlyPort as number | undefined) ?? DEFAULT_READ_ONLY_PORT,
     faultInjection: flags.faultInjection ?? false,
     staticPodPath: (fields.staticPodPath as string | undefined) ?? '',

@@ -38,8 +38,10 @@ interface PodWork {
   /** Another sync was asked for while one ran: run once more, with the latest spec. */
   pendingSync: boolean;
   dueAtMs: number;
-  /** SyncTerminatedPod done: nothing more will run for this UID. */
+  /** SyncTerminatedPod done: nothing more will run for this UID (unless a restart was asked for). */
   finished: boolean;
+  /** A create arrived for this UID while it was terminating: start it afresh once it has finished. */
+  restartRequested: boolean;
 }
 
 /** Where the pod workers run syncs and report results; implemented by the kubelet. */
@@ -70,8 +72,24 @@ export class PodWorkers {
       work.pod = options.pod;
     }
     if (options.type === 'kill') this.markTerminating(work, options);
+    else if (options.type === 'create' && work.phase !== 'syncing') this.requestRestart(work);
     work.dueAtMs = 0;
     this.dispatch(work);
+  }
+
+  /**
+   * As upstream's restartRequested: a pod re-added with the same UID (a static pod
+   * whose manifest pins metadata.uid) while its previous life is still terminating
+   * starts again once that life has finished.
+   */
+  private requestRestart(work: PodWork): void {
+    if (!work.finished) {
+      work.restartRequested = true;
+      return;
+    }
+    Object.assign(work, { phase: 'syncing', finished: false, restartRequested: false, removeFromRuntime: false });
+    work.gracePeriodSeconds = undefined;
+    this.logger.info({ pod: work.fullName, uid: work.uid }, 'Pod re-added after it terminated; starting it again');
   }
 
   /** The 1 s tick: run every pod whose resync or backoff is due. */
@@ -174,7 +192,9 @@ export class PodWorkers {
     } else {
       work.finished = true;
       this.logger.info({ pod: work.fullName, uid: work.uid, removed: work.removeFromRuntime }, 'Pod terminated');
-      return;
+      if (!work.restartRequested) return;
+      this.requestRestart(work);
+      work.dueAtMs = 0;
     }
     if (work.pendingSync || work.dueAtMs === 0) this.dispatch(work);
   }
@@ -208,5 +228,6 @@ function newWork(uid: string, pod: Pod): PodWork {
     pendingSync: false,
     dueAtMs: 0,
     finished: false,
+    restartRequested: false,
   };
 }

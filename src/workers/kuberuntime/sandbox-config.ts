@@ -4,7 +4,6 @@
 // Like upstream's createPodSandbox it also makes the pod's log directory. There is
 // no pod-level cgroup (cgroup_parent stays empty) and no sandbox resources.
 import { mkdirSync } from 'node:fs';
-import { hostname as nodeHostname } from 'node:os';
 import { isIPv6 } from 'node:net';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { ShardSettings } from '../../shared/shard-protocol.js';
@@ -41,11 +40,10 @@ function generatePodSandboxConfig(pod: Pod, attempt: number, settings: ShardSett
   const logDirectory = podLogsDirectory(settings.podLogsDir, metadata.namespace ?? '', metadata.name ?? '', metadata.uid ?? '');
   const config: PodSandboxConfig = {
     metadata: { name: metadata.name ?? '', uid: metadata.uid ?? '', namespace: metadata.namespace ?? '', attempt },
-    // Upstream leaves a host-network sandbox's hostname empty and the runtime fills in
-    // the node's; we name it explicitly, with the same result.
-    hostname: pod.spec?.hostNetwork
-      ? nodeHostname()
-      : kernelHostname(pod, podHostnameAndDomain(pod, settings.clusterDomain)),
+    // Upstream leaves a host-network sandbox's hostname empty: it shares the node's UTS
+    // namespace, and runc refuses to set a hostname there ("unable to set hostname
+    // without a private UTS namespace", seen on containerd 1.6).
+    hostname: pod.spec?.hostNetwork ? '' : kernelHostname(pod, podHostnameAndDomain(pod, settings.clusterDomain)),
     log_directory: logDirectory,
     dns_config: getPodDNS(pod, settings),
     port_mappings: podPortMappings(pod),

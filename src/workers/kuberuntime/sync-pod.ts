@@ -37,9 +37,12 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promi
     noteRequeue(outcome, entry.untilMs - nowMs);
   }
   if (actions.killPod) {
-    deps.logger.info({ pod: podRef(pod), createSandbox: actions.createSandbox }, 'Killing pod for its sandbox changed or its work is done');
-    await killPod(deps, runtime, pod);
-    outcome.changed = true;
+    // A new pod also gets killPod (upstream: creating a sandbox implies killing the old one); only a real one is worth a word.
+    if (runtime.sandboxes.length > 0 || runtime.containers.length > 0) {
+      deps.logger.info({ pod: podRef(pod), createSandbox: actions.createSandbox }, 'Killing pod: its sandbox changed or its work is done');
+      await killPod(deps, runtime, pod);
+      outcome.changed = true;
+    }
     if (!actions.createSandbox) return outcome;
   } else if (actions.containersToKill.length > 0) {
     const grace = resolveGracePeriodSeconds(pod);

@@ -105,3 +105,27 @@ test('a replacement static pod waits until its predecessor has terminated', asyn
   assert.deepEqual(host.requests.at(-1)!.pod.metadata!.uid, 'new');
   assert.equal(host.requests.at(-1)!.kind, 'sync');
 });
+
+test('a pod re-added with the same UID while terminating starts again once it has terminated', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'kill', pod: pod('u1'), removeFromRuntime: true });
+  workers.updatePod({ type: 'create', pod: pod('u1', 'v2') });
+  assert.equal(host.requests[0].kind, 'terminating');
+  await host.finish({ terminated: true });
+  await host.finish({ terminated: true });
+  assert.equal(host.requests[2].kind, 'sync', 'started afresh');
+  assert.equal(host.requests[2].pod.spec!.containers[0].image, 'v2');
+  assert.equal(workers.phaseOf('u1'), 'syncing');
+});
+
+test('a pod re-added with the same UID after it finished starts again at once', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'kill', pod: pod('u1'), removeFromRuntime: true });
+  await host.finish({ terminated: true });
+  await host.finish({ terminated: true });
+  assert.equal(workers.isFinished('u1'), true);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  assert.equal(host.requests.at(-1)!.kind, 'sync');
+});

@@ -60,7 +60,10 @@ describe('waitForRuntime', () => {
     const client = new CriClient(socketPath, { timeoutMs: 5_000 });
     cleanups.push(() => client.close());
     const { logger, lines } = capturingLogger();
-    const ready = waitForRuntime(client, { logger, initialBackoffMs: 50, maxBackoffMs: 200 });
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const ready = waitForRuntime(client, { logger, signal: abort.signal, initialBackoffMs: 50, maxBackoffMs: 200 });
+    ready.catch(() => undefined); // a failed assertion below must not leave an unhandled rejection
 
     await eventually(async () => (lines.length >= 2 ? true : undefined));
     let sim: SimRuntime | undefined = await startSimRuntime({ socketPath, latency: { scale: 0 } });
@@ -91,7 +94,9 @@ describe('waitForRuntime', () => {
     cleanups.push(() => client.close());
     const { logger, lines } = capturingLogger();
     const abort = new AbortController();
+    cleanups.push(() => abort.abort());
     const waiting = waitForRuntime(client, { logger, signal: abort.signal, initialBackoffMs: 20, maxBackoffMs: 50 });
+    waiting.catch(() => undefined);
 
     const line = await eventually(async () => lines.find((l) => l.code === 'SHARDLET_CRI_VERSION_UNSUPPORTED'));
     assertOneLineWithoutStack(line);
@@ -113,7 +118,10 @@ describe('waitForRuntime', () => {
     const client = new CriClient(socketPath, { timeoutMs: 5_000 });
     cleanups.push(() => client.close());
     const { logger, lines } = capturingLogger();
-    const ready = waitForRuntime(client, { logger, initialBackoffMs: 20, maxBackoffMs: 50 });
+    const abort = new AbortController();
+    cleanups.push(() => abort.abort());
+    const ready = waitForRuntime(client, { logger, signal: abort.signal, initialBackoffMs: 20, maxBackoffMs: 50 });
+    ready.catch(() => undefined);
 
     const notReady = await eventually(async () => lines.find((l) => l.code === 'SHARDLET_CRI_NOT_READY'));
     assertOneLineWithoutStack(notReady);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
@@ -59,7 +58,7 @@ test('sandbox config: a host-network pod', () => {
     containers: [makeContainer({ ports: [{ containerPort: 10250, hostPort: 10250 }] })],
   });
   const config = buildSandboxConfig(pod, 0, settings);
-  assert.equal(config.hostname, hostname());
+  assert.equal(config.hostname, '', "the node's UTS namespace keeps its own hostname");
   assert.deepEqual(config.linux?.security_context?.namespace_options, { network: 'NODE', pid: 'NODE', ipc: 'NODE' });
   assert.equal(config.linux?.security_context?.privileged, false);
   // ClusterFirst on the host network falls back to the node's resolver.
