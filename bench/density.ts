@@ -1,14 +1,18 @@
 // `npm run bench`: the density benchmark. For each pod count and --workers value
 // it runs a scenario against the simulated runtime and its floor, then prints a
 // table and writes JSON and an SVG plot to bench/results/.
-//   node dist/bench/density.js [--pods 250,500] [--workers 0,1,2,4] [--images 10] [--max-parallel-image-pulls 5]
+//   npm run bench -- [--pods 250,500] [--workers 0,1,2,4] [--images 10] [--max-parallel-image-pulls 5]
+//   npm run bench -- --runtime containerd --pods 50 --workers 0,2
+// With --runtime containerd it runs against the containerd of scripts/containerd/setup.sh
+// (busybox from the local registry, so one image); it has no floor or CRI call count.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { measureFloor, type FloorResult } from './floor.js';
 import { renderPlot } from './plot.js';
-import { runScenario, type ScenarioResult, type ScenarioSpec } from './scenario.js';
+import { containerdRuntime } from './containerd-runtime.js';
+import { runScenario, simRuntime, type BenchRuntime, type ScenarioResult, type ScenarioSpec } from './scenario.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const PROGRESS_BAR_WIDTH = 30;
@@ -21,7 +25,11 @@ function numbers(text: string): number[] {
   });
 }
 
+let lastProgress = '';
 function progress(label: string, done: number, total: number): void {
+  const key = `${label} ${done}`;
+  if (key === lastProgress) return;
+  lastProgress = key;
   const filled = Math.round((done / total) * PROGRESS_BAR_WIDTH);
   process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(PROGRESS_BAR_WIDTH - filled)}] ${done}/${total} Running`);
 }
@@ -52,8 +60,11 @@ async function main(): Promise<void> {
       workers: { type: 'string', default: '0,1,2,4' },
       images: { type: 'string', default: '10' },
       'max-parallel-image-pulls': { type: 'string', default: '5' },
+      runtime: { type: 'string', default: 'sim' },
     },
   });
+  if (values.runtime !== 'sim' && values.runtime !== 'containerd') throw new Error(`bench: --runtime must be sim or containerd`);
+  const onContainerd = values.runtime === 'containerd';
   const podCounts = numbers(values.pods);
   const workerCounts = numbers(values.workers);
   const images = numbers(values.images)[0];
@@ -63,11 +74,12 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   for (const pods of podCounts) {
     const floorSpec: ScenarioSpec = { pods, workers: 0, images, maxParallelImagePulls };
-    const floor = await measureFloor(floorSpec);
+    const floor: FloorResult = onContainerd ? { allRunningMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN } : await measureFloor(floorSpec);
     for (const workers of workerCounts) {
       const spec: ScenarioSpec = { pods, workers, images, maxParallelImagePulls };
-      const label = `${pods} pods, --workers ${workers}`;
-      const result = await runScenario(spec, (done) => progress(label, done, pods));
+      const label = `${values.runtime}: ${pods} pods, --workers ${workers}`;
+      const open = (workDir: string): Promise<BenchRuntime> => (onContainerd ? containerdRuntime() : simRuntime(workDir, images));
+      const result = await runScenario(spec, open, (done) => progress(label, done, pods));
       process.stderr.write('\n');
       results.push({ ...result, floor });
       lines.push(row(result, floor));
@@ -78,7 +90,8 @@ async function main(): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const jsonPath = join(RESULTS_DIR, `density-${stamp}.json`);
-  writeFileSync(jsonPath, JSON.stringify({ node: process.version, cpus: (await import('node:os')).availableParallelism(), results }, null, 2));
+  const summary = { runtime: values.runtime, node: process.version, cpus: (await import('node:os')).availableParallelism(), results };
+  writeFileSync(jsonPath, JSON.stringify(summary, null, 2));
   const svgPath = join(RESULTS_DIR, `density-${stamp}.svg`);
   writeFileSync(svgPath, renderPlot(results));
   console.log(`\nresults: ${jsonPath}\nplot:    ${svgPath}`);

@@ -1,11 +1,13 @@
-// One density scenario: a fresh simulated runtime (in this process, so its call
-// counts are at hand), a shardlet process against it, N static pods written at
-// once, and the figures the pod-startup SLO and the design ask for.
+// One density scenario: a runtime (a fresh simulated one in this process, so its
+// call counts are at hand, or real containerd), a shardlet process against it, N
+// static pods written at once, and the figures the pod-startup SLO and the design
+// ask for.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CriClient } from '../src/shared/cri/client.js';
 import { startSimRuntime } from '../src/simruntime/server.js';
 import { percentile } from './stats.js';
 
@@ -20,6 +22,30 @@ export interface ScenarioSpec {
   maxParallelImagePulls: number;
 }
 
+/** The runtime a scenario runs against: its endpoint, an image name per index, and its call counter if it has one. */
+export interface BenchRuntime {
+  name: string;
+  endpoint: string;
+  imageFor(index: number): string;
+  totalCalls?: () => number;
+  close(): Promise<void>;
+  /** Real runtimes keep pods after shardlet exits: remove them first. */
+  cleanUpPods: boolean;
+}
+
+/** A fresh simulated runtime in this process, with the default latency model. */
+export async function simRuntime(workDir: string, images: number): Promise<BenchRuntime> {
+  const sim = await startSimRuntime({ socketPath: join(workDir, 'sim.sock') });
+  return {
+    name: 'sim',
+    endpoint: sim.endpoint,
+    imageFor: (index) => `registry.bench/app-${index % images}:1.0`,
+    totalCalls: () => sim.stats().totalCalls,
+    close: () => sim.close(),
+    cleanUpPods: false,
+  };
+}
+
 export interface ScenarioResult extends ScenarioSpec {
   allRunningMs: number;
   p50Ms: number;
@@ -32,10 +58,9 @@ export interface ScenarioResult extends ScenarioSpec {
   criCallsPerPod: number;
 }
 
-/** A pod per file, each with one container; images spread over `images` names to exercise pull de-duplication. */
-export function writeManifest(dir: string, index: number, images: number): void {
+/** A pod per file, each with one container; images spread over several names to exercise pull de-duplication. */
+export function writeManifest(dir: string, index: number, image: string): void {
   const name = `bench-${String(index).padStart(4, '0')}`;
-  const image = `registry.bench/app-${index % images}:1.0`;
   const manifest = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -49,18 +74,21 @@ interface StartupRecord {
   runningAtMs?: number;
 }
 
-export async function runScenario(spec: ScenarioSpec, onProgress: (done: number) => void): Promise<ScenarioResult> {
+export async function runScenario(
+  spec: ScenarioSpec,
+  openRuntime: (workDir: string) => Promise<BenchRuntime>,
+  onProgress: (done: number) => void,
+): Promise<ScenarioResult> {
   const workDir = mkdtempSync(join(tmpdir(), 'shardlet-bench-'));
   const manifests = join(workDir, 'manifests');
   mkdirSync(manifests);
-  const socketPath = join(workDir, 'sim.sock');
-  const sim = await startSimRuntime({ socketPath });
+  const runtime = await openRuntime(workDir);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const kubelet = spawn(
     process.execPath,
     [
       join(PACKAGE_ROOT, 'dist/src/main/cli.js'),
-      `--container-runtime-endpoint=unix://${socketPath}`,
+      `--container-runtime-endpoint=${runtime.endpoint}`,
       `--pod-manifest-path=${manifests}`,
       `--root-dir=${join(workDir, 'root')}`,
       `--read-only-port=${port}`,
@@ -74,10 +102,10 @@ export async function runScenario(spec: ScenarioSpec, onProgress: (done: number)
   );
   try {
     await waitFor(async () => (await fetchJson(`http://127.0.0.1:${port}/healthz`, true)) !== undefined, SCENARIO_TIMEOUT_MS);
-    const callsBefore = totalCalls(sim.stats());
+    const callsBefore = runtime.totalCalls?.() ?? 0;
     const cpuBefore = processCpuSeconds(kubelet.pid!);
     const writtenAtMs = Date.now();
-    for (let i = 0; i < spec.pods; i++) writeManifest(manifests, i, spec.images);
+    for (let i = 0; i < spec.pods; i++) writeManifest(manifests, i, runtime.imageFor(i));
     let records: StartupRecord[] = [];
     await waitFor(async () => {
       records = ((await fetchJson(`http://127.0.0.1:${port}/stats/startup`)) as { items: StartupRecord[] }).items;
@@ -87,7 +115,7 @@ export async function runScenario(spec: ScenarioSpec, onProgress: (done: number)
     }, SCENARIO_TIMEOUT_MS);
     const latencies = records.map((r) => r.runningAtMs! - writtenAtMs).sort((a, b) => a - b);
     const allRunningMs = latencies[latencies.length - 1];
-    const criCalls = totalCalls(sim.stats()) - callsBefore;
+    const criCalls = runtime.totalCalls ? runtime.totalCalls() - callsBefore : Number.NaN;
     return {
       ...spec,
       allRunningMs,
@@ -101,16 +129,26 @@ export async function runScenario(spec: ScenarioSpec, onProgress: (done: number)
       criCallsPerPod: criCalls / spec.pods,
     };
   } finally {
+    if (runtime.cleanUpPods && kubelet.exitCode === null) await removeAllPods(manifests, runtime.endpoint);
     kubelet.kill('SIGTERM');
     await new Promise((resolve) => kubelet.once('exit', resolve));
-    await sim.close();
+    await runtime.close();
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
-function totalCalls(stats: Record<string, number> | { calls: Record<string, number> }): number {
-  const calls = 'calls' in stats && typeof stats.calls === 'object' ? stats.calls : (stats as Record<string, number>);
-  return Object.values(calls).reduce((sum, n) => sum + Number(n), 0);
+/** Deletes every manifest and waits until shardlet has removed the bench pods from the runtime. */
+async function removeAllPods(manifests: string, endpoint: string): Promise<void> {
+  for (const file of readdirSync(manifests)) rmSync(join(manifests, file));
+  const cri = new CriClient(endpoint, { timeoutMs: 30_000 });
+  try {
+    await waitFor(async () => {
+      const reply = await cri.listPodSandbox({ filter: { label_selector: { 'io.kubernetes.pod.namespace': 'bench' } } });
+      return reply.items.length === 0;
+    }, SCENARIO_TIMEOUT_MS);
+  } finally {
+    cri.close();
+  }
 }
 
 /** utime + stime of every thread of the process, from /proc (clock ticks of 10 ms). */
