@@ -181,7 +181,7 @@ export class Kubelet {
       {
         pods: () => this.podManager.pods(),
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
-        healthy: () => ({ ok: true, reason: '' }),
+        healthy: () => this.syncLoop!.plegHealth(Date.now()),
         startupRecords: () => this.startup.records(),
       },
       this.logger,

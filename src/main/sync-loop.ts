@@ -19,12 +19,25 @@ export interface SyncLoopDeps {
   onPodSeen: (pod: Pod) => void;
 }
 
+/** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
+export const RELIST_THRESHOLD_MS = 3 * 60_000;
+
 export class SyncLoop {
   /** Pods present in the runtime, by UID, as the last PLEG relist saw them. */
   private runtimePodsByUid = new Map<string, RuntimePodRef>();
   private relistFailing = false;
+  private lastRelistOkMs: number;
 
-  constructor(private readonly deps: SyncLoopDeps) {}
+  constructor(private readonly deps: SyncLoopDeps) {
+    this.lastRelistOkMs = Date.now();
+  }
+
+  /** Upstream's PLEG health check, behind /healthz. */
+  plegHealth(nowMs: number): { ok: boolean; reason: string } {
+    const sinceMs = nowMs - this.lastRelistOkMs;
+    if (sinceMs <= RELIST_THRESHOLD_MS) return { ok: true, reason: '' };
+    return { ok: false, reason: `PLEG is not healthy: pleg was last seen active ${Math.round(sinceMs / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` };
+  }
 
   /** A config update from the merge (upstream's HandlePodAdditions / Updates / Removes / Reconcile). */
   handleConfigUpdate(update: PodUpdate): void {
@@ -64,6 +77,7 @@ export class SyncLoop {
 
   /** A relist's events wake the pods they concern; the runtime pod set feeds housekeeping. */
   handleRelist(result: RelistResult): void {
+    this.lastRelistOkMs = Date.now();
     if (this.relistFailing) {
       this.relistFailing = false;
       this.deps.logger.info('PLEG relist works again');

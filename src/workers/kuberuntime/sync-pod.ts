@@ -3,6 +3,7 @@
 // upstream's order (kill pod if the sandbox changed, kill unwanted containers, create
 // the sandbox, start the next init container or the app containers).
 import type { PodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
@@ -121,8 +122,15 @@ async function createSandbox(
   pod: Pod,
   config: PodSandboxConfig,
 ): Promise<{ sandboxId: string; podIPs: string[] }> {
-  const reply = await deps.cri.runPodSandbox({ config, runtime_handler: '' });
-  const sandboxId = reply.pod_sandbox_id;
+  let sandboxId: string;
+  try {
+    sandboxId = (await deps.cri.runPodSandbox({ config, runtime_handler: '' })).pod_sandbox_id;
+  } catch (err) {
+    // Upstream's FailedCreatePodSandBox: the pod stays in ContainerCreating and the sync is retried with backoff.
+    throw new ShardletError(ErrorCodes.RUN_SANDBOX, `Failed to create pod sandbox for ${podRef(pod)}: ${(err as Error).message}`, {
+      reason: 'FailedCreatePodSandBox',
+    });
+  }
   const status = (await deps.cri.podSandboxStatus({ pod_sandbox_id: sandboxId, verbose: false })).status;
   const network = status?.network;
   const podIPs = network?.ip ? [network.ip, ...network.additional_ips.map((extra) => extra.ip)] : [];

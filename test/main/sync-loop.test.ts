@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { PodManager } from '../../src/main/pod/pod-manager.js';
+import type { PodWorkers, UpdatePodOptions } from '../../src/main/podworkers/pod-workers.js';
+import { PodStatusCache } from '../../src/main/status/pod-status-cache.js';
+import { RELIST_THRESHOLD_MS, SyncLoop } from '../../src/main/sync-loop.js';
+import type { Pod } from '../../src/shared/types.js';
+
+const logger = pino({ level: 'silent' });
+
+/** Records what the sync loop asks of the pod workers. */
+function recordingWorkers() {
+  const updates: UpdatePodOptions[] = [];
+  const woken: string[] = [];
+  const known = new Set<string>();
+  const workers = {
+    updatePod: (options: UpdatePodOptions) => {
+      updates.push(options);
+      known.add(options.pod.metadata!.uid!);
+    },
+    syncNow: (uid: string) => woken.push(uid),
+    uids: () => [...known],
+    has: (uid: string) => known.has(uid),
+    isFinished: () => false,
+    forget: (uid: string) => known.delete(uid),
+  } as unknown as PodWorkers;
+  return { workers, updates, woken };
+}
+
+function setup(sourcesReady = true) {
+  const recorded = recordingWorkers();
+  const podManager = new PodManager();
+  const loop = new SyncLoop({
+    podManager,
+    podWorkers: recorded.workers,
+    statuses: new PodStatusCache(logger),
+    logger,
+    sourcesReady: () => sourcesReady,
+    onPodSeen: () => undefined,
+  });
+  return { loop, podManager, ...recorded };
+}
+
+const pod = (uid: string, extra: Partial<NonNullable<Pod['metadata']>> = {}): Pod => ({
+  metadata: { uid, name: uid, namespace: 'default', ...extra },
+  spec: { containers: [{ name: 'c', image: 'i' }] },
+});
+
+test('config operations become the pod worker updates upstream makes', () => {
+  const { loop, podManager, updates } = setup();
+  loop.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a')] });
+  loop.handleConfigUpdate({ op: 'UPDATE', source: 'file', pods: [pod('a')] });
+  loop.handleConfigUpdate({ op: 'DELETE', source: 'api', pods: [pod('a', { deletionGracePeriodSeconds: 7 })] });
+  loop.handleConfigUpdate({ op: 'REMOVE', source: 'file', pods: [pod('a')] });
+  assert.deepEqual(
+    updates.map((u) => [u.type, u.gracePeriodSeconds, u.removeFromRuntime]),
+    [['create', undefined, undefined], ['update', undefined, undefined], ['kill', 7, undefined], ['kill', undefined, true]],
+  );
+  assert.equal(podManager.get('a'), undefined, 'REMOVE forgets the pod');
+});
+
+test('PLEG events wake each affected pod once', () => {
+  const { loop, woken } = setup();
+  loop.handleRelist({
+    durationMs: 1,
+    events: [
+      { podUid: 'a', type: 'ContainerDied', id: 'c1' },
+      { podUid: 'a', type: 'ContainerStarted', id: 'c2' },
+      { podUid: 'b', type: 'ContainerStarted', id: 'c3' },
+    ],
+  });
+  assert.deepEqual(woken.sort(), ['a', 'b']);
+});
+
+test('housekeeping stops runtime pods no source wants, only once every source is ready', () => {
+  for (const ready of [false, true]) {
+    const { loop, podManager, updates } = setup(ready);
+    podManager.addOrUpdate(pod('wanted'));
+    loop.handleRelist({
+      durationMs: 1,
+      events: [],
+      runtimePods: [
+        { uid: 'wanted', name: 'wanted', namespace: 'default', active: true },
+        { uid: 'orphan', name: 'old', namespace: 'default', active: true },
+      ],
+    });
+    loop.housekeeping();
+    const kills = updates.filter((u) => u.type === 'kill').map((u) => u.pod.metadata!.uid);
+    assert.deepEqual(kills, ready ? ['orphan'] : []);
+  }
+});
+
+test('/healthz turns unhealthy when no relist succeeded within the threshold', () => {
+  const { loop } = setup();
+  const now = Date.now();
+  assert.equal(loop.plegHealth(now).ok, true);
+  const stale = loop.plegHealth(now + RELIST_THRESHOLD_MS + 5_000);
+  assert.equal(stale.ok, false);
+  assert.match(stale.reason, /PLEG is not healthy/);
+  loop.handleRelist({ durationMs: 1, events: [] });
+  assert.equal(loop.plegHealth(Date.now()).ok, true);
+});
