@@ -26,6 +26,8 @@ import { SyncLoop } from './sync-loop.js';
 export const SYNC_TICK_MS = 1_000;
 export const HOUSEKEEPING_PERIOD_MS = 2_000;
 export const RELIST_PERIOD_MS = 1_000;
+/** How often a long run logs where its pods stand. */
+export const SUMMARY_PERIOD_MS = 60_000;
 
 export class Kubelet {
   readonly podManager = new PodManager();
@@ -197,6 +199,17 @@ export class Kubelet {
     every(SYNC_TICK_MS, () => this.podWorkers!.syncDue(Date.now()));
     every(HOUSEKEEPING_PERIOD_MS, () => this.syncLoop!.housekeeping());
     every(RELIST_PERIOD_MS, () => this.relist());
+    every(SUMMARY_PERIOD_MS, () => this.logSummary());
+  }
+
+  /** One line a minute: pods by phase and each shard's sync counts, so a long run shows progress. */
+  private logSummary(): void {
+    const podsByPhase: Record<string, number> = {};
+    for (const pod of this.podManager.pods()) {
+      const phase = this.statuses.get(pod.metadata?.uid ?? '')?.phase ?? 'Pending';
+      podsByPhase[phase] = (podsByPhase[phase] ?? 0) + 1;
+    }
+    this.logger.info({ pods: this.podManager.size, podsByPhase, shards: this.shards?.stats() }, 'Kubelet summary');
   }
 
   /** One relist at a time: a slow runtime stretches the period instead of piling relists up. */

@@ -1,0 +1,88 @@
+// A pod's resource requests as the scheduler and the kubelet's admission count them:
+// component-helpers' resource.PodRequests (AggregateContainerRequests with the
+// KEP-753 sidecar formula, then the pod overhead). Requests are read through
+// effectiveRequests, so an undefaulted manifest's limits stand in for missing requests
+// exactly as API defaulting would have filled them.
+import { effectiveRequests } from '../qos.js';
+import { parseBytes, parseCpuMillis, type QuantityInput } from '../quantity.js';
+import type { Container, Pod } from '../types.js';
+import { isRestartableInitContainer } from '../kuberuntime/container-helpers.js';
+
+/** The resources admission checks, in the units upstream's framework.Resource keeps. */
+export interface ResourceVector {
+  cpuMillis: number;
+  memoryBytes: number;
+  ephemeralStorageBytes: number;
+}
+
+type ResourceMap = Record<string, QuantityInput | undefined>;
+
+export function emptyResources(): ResourceVector {
+  return { cpuMillis: 0, memoryBytes: 0, ephemeralStorageBytes: 0 };
+}
+
+/** cpu, memory and ephemeral-storage of a resource list; absent entries are 0. */
+export function resourceVector(resources: ResourceMap | undefined): ResourceVector {
+  const cpu = resources?.cpu;
+  const memory = resources?.memory;
+  const storage = resources?.['ephemeral-storage'];
+  return {
+    cpuMillis: cpu === undefined ? 0 : parseCpuMillis(cpu),
+    memoryBytes: memory === undefined ? 0 : parseBytes(memory),
+    ephemeralStorageBytes: storage === undefined ? 0 : parseBytes(storage),
+  };
+}
+
+export function addResources(a: ResourceVector, b: ResourceVector): ResourceVector {
+  return {
+    cpuMillis: a.cpuMillis + b.cpuMillis,
+    memoryBytes: a.memoryBytes + b.memoryBytes,
+    ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes,
+  };
+}
+
+/** Per-dimension maximum, as upstream's maxResourceList. */
+export function maxResources(a: ResourceVector, b: ResourceVector): ResourceVector {
+  return {
+    cpuMillis: Math.max(a.cpuMillis, b.cpuMillis),
+    memoryBytes: Math.max(a.memoryBytes, b.memoryBytes),
+    ephemeralStorageBytes: Math.max(a.ephemeralStorageBytes, b.ephemeralStorageBytes),
+  };
+}
+
+function containerRequests(container: Container): ResourceVector {
+  return resourceVector(effectiveRequests(container) as ResourceMap);
+}
+
+/**
+ * As AggregateContainerRequests: app containers and sidecars run together and are
+ * summed; a regular init container runs alone next to the sidecars started before
+ * it, so the pod needs at least the largest such moment.
+ */
+export function aggregateContainerRequests(pod: Pod): ResourceVector {
+  let total = emptyResources();
+  for (const container of pod.spec?.containers ?? []) {
+    total = addResources(total, containerRequests(container));
+  }
+  let sidecarsSoFar = emptyResources();
+  let initPeak = emptyResources();
+  for (const container of pod.spec?.initContainers ?? []) {
+    const requests = containerRequests(container);
+    let whileRunning: ResourceVector;
+    if (isRestartableInitContainer(container)) {
+      total = addResources(total, requests);
+      sidecarsSoFar = addResources(sidecarsSoFar, requests);
+      whileRunning = sidecarsSoFar;
+    } else {
+      whileRunning = addResources(requests, sidecarsSoFar);
+    }
+    initPeak = maxResources(initPeak, whileRunning);
+  }
+  return maxResources(total, initPeak);
+}
+
+/** As resource.PodRequests with default options: container aggregate plus spec.overhead. */
+export function podRequests(pod: Pod): ResourceVector {
+  const overhead = pod.spec?.overhead as ResourceMap | undefined;
+  return addResources(aggregateContainerRequests(pod), resourceVector(overhead));
+}
