@@ -7,10 +7,15 @@ import { CriClient } from '../shared/cri/client.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
-import { FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { CONFIG_SOURCE_ANNOTATION } from '../shared/labels.js';
+import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { loadKubeClients } from './apiclient/kube-client.js';
+import { ApiSource } from './config/api-source.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
 import { UrlSource } from './config/url-source.js';
+import { admitPod } from '../shared/admission/admit-pod.js';
+import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { detectHostIP } from './node-ip.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
@@ -20,6 +25,7 @@ import { ReadOnlyServer } from './server/read-only-server.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
+import { StatusManager } from './status/status-manager.js';
 import { SyncLoop } from './sync-loop.js';
 
 /** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
@@ -38,6 +44,8 @@ export class Kubelet {
   private storage?: PodStorage;
   private syncLoop?: SyncLoop;
   private server?: ReadOnlyServer;
+  /** Cluster mode only (--kubeconfig). */
+  private statusManager?: StatusManager;
   private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
@@ -77,6 +85,7 @@ export class Kubelet {
       onShardReplaced: (index) => this.resyncShard(index),
     });
     this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
+    const admissionNode = nodeForAdmission(options);
     this.syncLoop = new SyncLoop({
       podManager: this.podManager,
       podWorkers: this.podWorkers,
@@ -84,6 +93,8 @@ export class Kubelet {
       logger,
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
+      admit: (pod, activePods) => admitPod(pod, activePods, admissionNode),
+      onRejected: (pod, reason, message) => this.statuses.set(pod, { phase: 'Failed', reason, message }),
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.startSources();
@@ -130,6 +141,7 @@ export class Kubelet {
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (pod.spec) this.statuses.set(pod, result.status);
+        if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
         }
@@ -150,6 +162,19 @@ export class Kubelet {
   private async startSources(): Promise<void> {
     const { options, logger } = this;
     const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
+    if (options.kubeconfig) {
+      const clients = loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
+      logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
+      const statusManager = new StatusManager(clients, logger);
+      this.statusManager = statusManager;
+      this.statuses.onChange(({ pod, status }) => {
+        if (isApiPod(pod)) statusManager.setPodStatus(pod, status);
+      });
+      this.expectedSources.push(API_SOURCE);
+      const source = new ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
+      await source.start();
+      this.sources.push(source, statusManager);
+    }
     if (options.staticPodPath) {
       this.expectedSources.push(FILE_SOURCE);
       const source = new FileSource({
@@ -222,6 +247,10 @@ export class Kubelet {
         this.relistInFlight = false;
       });
   }
+}
+
+function isApiPod(pod: Pod): boolean {
+  return pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION] === API_SOURCE;
 }
 
 function podRef(pod: Pod): string {

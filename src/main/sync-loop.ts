@@ -6,6 +6,7 @@ import type { RelistResult, RuntimePodRef } from '../workers/pleg/relist.js';
 import type { PodManager } from './pod/pod-manager.js';
 import type { PodWorkers } from './podworkers/pod-workers.js';
 import type { PodStatusCache } from './status/pod-status-cache.js';
+import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
 
 export interface SyncLoopDeps {
@@ -17,6 +18,10 @@ export interface SyncLoopDeps {
   sourcesReady: () => boolean;
   /** When a pod was first seen, for the pod start latency. */
   onPodSeen: (pod: Pod) => void;
+  /** Upstream's canAdmitPod against the pods already running here. */
+  admit: (pod: Pod, activePods: Pod[]) => AdmitResult;
+  /** A pod admission refused: it gets phase Failed with the reason, and never runs. */
+  onRejected: (pod: Pod, reason: string, message: string) => void;
 }
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
@@ -27,6 +32,8 @@ export class SyncLoop {
   private runtimePodsByUid = new Map<string, RuntimePodRef>();
   private relistFailing = false;
   private lastRelistOkMs: number;
+  /** Pods admission refused: they stay known (with a Failed status) but never get a pod worker. */
+  private readonly rejectedUids = new Set<string>();
 
   constructor(private readonly deps: SyncLoopDeps) {
     this.lastRelistOkMs = Date.now();
@@ -48,10 +55,11 @@ export class SyncLoop {
         case 'ADD':
           podManager.addOrUpdate(pod);
           this.deps.onPodSeen(pod);
-          podWorkers.updatePod({ type: 'create', pod });
+          if (this.admitted(pod)) podWorkers.updatePod({ type: 'create', pod });
           break;
         case 'UPDATE':
           podManager.addOrUpdate(pod);
+          if (this.rejectedUids.has(pod.metadata?.uid ?? '')) break;
           podWorkers.updatePod(
             pod.metadata?.deletionTimestamp
               ? { type: 'kill', pod, gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds }
@@ -64,6 +72,7 @@ export class SyncLoop {
           break;
         case 'REMOVE':
           podManager.remove(pod);
+          this.rejectedUids.delete(pod.metadata?.uid ?? '');
           podWorkers.updatePod({ type: 'kill', pod, removeFromRuntime: true });
           break;
         case 'RECONCILE':
@@ -73,6 +82,25 @@ export class SyncLoop {
           logger.warn({ op: update.op }, 'Ignoring config update with an unknown operation');
       }
     }
+  }
+
+  /** Upstream's HandlePodAdditions admission: only pods the node can take get a pod worker. */
+  private admitted(pod: Pod): boolean {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.deps.podWorkers.has(uid)) return true;
+    const { podManager, podWorkers } = this.deps;
+    const activePods = podManager
+      .pods()
+      .filter((other) => podWorkers.phaseOf(other.metadata?.uid ?? '') === 'syncing' && other.metadata?.uid !== uid);
+    const result = this.deps.admit(pod, activePods);
+    if (result.admit) return true;
+    this.rejectedUids.add(uid);
+    this.deps.logger.warn(
+      { pod: podRef(pod), uid, reason: result.reason, err: result.message },
+      'Pod admission rejected',
+    );
+    this.deps.onRejected(pod, result.reason, result.message);
+    return false;
   }
 
   /** A relist's events wake the pods they concern; the runtime pod set feeds housekeeping. */
@@ -100,6 +128,9 @@ export class SyncLoop {
   /** Upstream's HandlePodCleanups: stop what no source wants, forget what is done. */
   housekeeping(): void {
     const { podManager, podWorkers, statuses } = this.deps;
+    for (const uid of this.rejectedUids) {
+      if (!podManager.get(uid)) this.rejectedUids.delete(uid);
+    }
     for (const uid of podWorkers.uids()) {
       if (podManager.get(uid)) continue;
       if (podWorkers.isFinished(uid)) {

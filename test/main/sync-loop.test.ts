@@ -5,6 +5,7 @@ import { PodManager } from '../../src/main/pod/pod-manager.js';
 import type { PodWorkers, UpdatePodOptions } from '../../src/main/podworkers/pod-workers.js';
 import { PodStatusCache } from '../../src/main/status/pod-status-cache.js';
 import { RELIST_THRESHOLD_MS, SyncLoop } from '../../src/main/sync-loop.js';
+import { admitPod } from '../../src/shared/admission/admit-pod.js';
 import type { Pod } from '../../src/shared/types.js';
 
 const logger = pino({ level: 'silent' });
@@ -23,14 +24,17 @@ function recordingWorkers() {
     uids: () => [...known],
     has: (uid: string) => known.has(uid),
     isFinished: () => false,
+    phaseOf: (uid: string) => (known.has(uid) ? 'syncing' : undefined),
     forget: (uid: string) => known.delete(uid),
   } as unknown as PodWorkers;
   return { workers, updates, woken };
 }
 
-function setup(sourcesReady = true) {
+function setup(sourcesReady = true, maxPods = 110) {
   const recorded = recordingWorkers();
   const podManager = new PodManager();
+  const rejections: string[] = [];
+  const node = { name: 'n1', labels: {}, taints: [], allocatable: { cpuMillis: 4000, memoryBytes: 8 << 30, pods: maxPods } };
   const loop = new SyncLoop({
     podManager,
     podWorkers: recorded.workers,
@@ -38,8 +42,10 @@ function setup(sourcesReady = true) {
     logger,
     sourcesReady: () => sourcesReady,
     onPodSeen: () => undefined,
+    admit: (pod, activePods) => admitPod(pod, activePods, node),
+    onRejected: (pod, reason) => rejections.push(`${pod.metadata!.uid}:${reason}`),
   });
-  return { loop, podManager, ...recorded };
+  return { loop, podManager, rejections, ...recorded };
 }
 
 const pod = (uid: string, extra: Partial<NonNullable<Pod['metadata']>> = {}): Pod => ({
@@ -100,4 +106,13 @@ test('/healthz turns unhealthy when no relist succeeded within the threshold', (
   assert.match(stale.reason, /PLEG is not healthy/);
   loop.handleRelist({ durationMs: 1, events: [] });
   assert.equal(loop.plegHealth(Date.now()).ok, true);
+});
+
+test('a pod over maxPods is rejected with OutOfpods and never gets a pod worker', () => {
+  const { loop, updates, rejections } = setup(true, 2);
+  loop.handleConfigUpdate({ op: 'ADD', source: 'api', pods: [pod('a'), pod('b'), pod('c')] });
+  assert.deepEqual(updates.map((u) => u.pod.metadata!.uid), ['a', 'b']);
+  assert.deepEqual(rejections, ['c:OutOfpods']);
+  loop.handleConfigUpdate({ op: 'UPDATE', source: 'api', pods: [pod('c')] });
+  assert.equal(updates.length, 2, 'a rejected pod stays rejected');
 });
