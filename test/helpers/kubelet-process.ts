@@ -26,7 +26,13 @@ export function freePort(): number {
   return 30000 + Math.floor(Math.random() * 20000);
 }
 
-export async function startKubelet(options: { runtimeEndpoint: string; workers: number; extraArgs?: string[]; workDir?: string }): Promise<KubeletProcess> {
+export async function startKubelet(options: {
+  runtimeEndpoint: string;
+  workers: number;
+  extraArgs?: string[];
+  workDir?: string;
+  nodeName?: string;
+}): Promise<KubeletProcess> {
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'shardlet-test-'));
   const manifestDir = join(workDir, 'manifests');
   const rootDir = join(workDir, 'root');
@@ -41,7 +47,7 @@ export async function startKubelet(options: { runtimeEndpoint: string; workers: 
       `--root-dir=${rootDir}`,
       `--read-only-port=${port}`,
       `--workers=${options.workers}`,
-      '--hostname-override=test-node',
+      `--hostname-override=${options.nodeName ?? 'test-node'}`,
       '--file-check-frequency=1s',
       '--v=4',
       ...(options.extraArgs ?? []),
