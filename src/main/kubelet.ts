@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
-import type { ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { CONFIG_SOURCE_ANNOTATION } from '../shared/labels.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import { loadKubeClients } from './apiclient/kube-client.js';
@@ -142,6 +142,7 @@ export class Kubelet {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (pod.spec) this.statuses.set(pod, result.status);
         if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
+        for (const event of result.events) this.onPodEvent(pod, event);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
         }
@@ -150,6 +151,11 @@ export class Kubelet {
         this.logger.warn({ pod: podRef(pod), kind, err: (err as Error).message }, 'Pod sync did not complete; retrying');
       },
     };
+  }
+
+  /** A pod event from a shard: logged at debug (upstream's V(3) event log) and, in cluster mode, recorded. */
+  private onPodEvent(pod: Pod, event: PodEventRecord): void {
+    this.logger.debug({ pod: podRef(pod), type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
   }
 
   /** A replaced shard starts empty: every pod it owns is synced again from the runtime's state. */

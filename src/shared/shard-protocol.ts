@@ -47,6 +47,18 @@ export interface SyncPodResult {
   requeueAfterMs?: number;
   /** Errors of this sync (each also reflected in the status' waiting reasons). */
   errors: WireError[];
+  /** Events the sync's actions produced (Pulled, Created, Started, Killing, BackOff, ...), in order. */
+  events: PodEventRecord[];
+}
+
+/** An event about the synced pod, as upstream's recorder.Eventf on the pod (or one of its containers). */
+export interface PodEventRecord {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** The container the event is about, as upstream's field path: spec.containers{app}. */
+  fieldPath?: string;
+  timestampMs: number;
 }
 
 /** Outcome of one image pull, shared by every shard that waited on the same image. */

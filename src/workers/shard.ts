@@ -30,7 +30,7 @@ export class Shard {
       imageEndpoint: settings.imageEndpoint,
     });
     const shardLogger = logger.child({ shard: index });
-    this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger) };
+    this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger), events: [] };
   }
 
   /** Runs one SyncPod / SyncTerminatingPod / SyncTerminatedPod for a pod. */
@@ -38,18 +38,20 @@ export class Shard {
     const pod = request.pod;
     const uid = pod.metadata?.uid ?? '';
     const nowMs = Date.now();
+    // Each sync collects its own events; the shard's clients and caches are shared.
+    const deps: RuntimeDeps = { ...this.deps, events: [] };
     const errors = [];
     let runtime: RuntimePodStatus;
     let waitingReasons: Record<string, { reason: string; message: string }> = {};
     let requeueAfterMs: number | undefined;
     try {
       if (request.kind === 'sync') {
-        const outcome = await syncPod(this.deps, pod, nowMs);
+        const outcome = await syncPod(deps, pod, nowMs);
         runtime = outcome.runtime;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
       } else {
-        runtime = await this.stopPod(pod, request);
+        runtime = await this.stopPod(deps, pod, request);
       }
     } catch (err) {
       errors.push(toWire(err));
@@ -62,7 +64,7 @@ export class Shard {
       previous: request.previousStatus,
       runtimeName: await this.runtimeNameOnce(),
     });
-    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors };
+    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors, events: deps.events };
   }
 
   async close(): Promise<void> {
@@ -70,15 +72,15 @@ export class Shard {
   }
 
   /** SyncTerminatingPod (kill with the grace period) and SyncTerminatedPod (clean up). */
-  private async stopPod(pod: Pod, request: SyncPodRequest): Promise<RuntimePodStatus> {
+  private async stopPod(deps: RuntimeDeps, pod: Pod, request: SyncPodRequest): Promise<RuntimePodStatus> {
     const uid = pod.metadata?.uid ?? '';
-    const read = () => getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
+    const read = () => getRuntimePodStatus(deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     let runtime = await read();
-    await killPod(this.deps, runtime, pod.spec ? pod : undefined, request.gracePeriodSeconds);
+    await killPod(deps, runtime, pod.spec ? pod : undefined, request.gracePeriodSeconds);
     if (request.kind === 'terminated') {
-      if (request.removeFromRuntime) await removePodFromRuntime(this.deps, await read());
-      await teardownPodVolumes(uid, this.deps.settings);
-      this.deps.images.forgetPod(uid);
+      if (request.removeFromRuntime) await removePodFromRuntime(deps, await read());
+      await teardownPodVolumes(uid, deps.settings);
+      deps.images.forgetPod(uid);
     }
     runtime = await read();
     return runtime;

@@ -92,6 +92,11 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
       assert.equal(container.annotations['io.kubernetes.container.restartCount'], '0');
     }
     assert.equal(byName.get('prepare')!.state, 'CONTAINER_EXITED');
+    // The shards report upstream's events for what they did (logged at -v 4).
+    const events = kubelet.logs.filter((line) => line.msg === 'Event' && line.pod === 'default/init-test-node');
+    for (const [reason, object] of [['Created', 'spec.initContainers{prepare}'], ['Started', 'spec.containers{app}'], ['Pulled', 'spec.containers{sidecar}']]) {
+      assert.ok(events.some((e) => e.reason === reason && e.object === object), `${reason} event for ${object}`);
+    }
     assert.equal(byName.get('app')!.state, 'CONTAINER_RUNNING');
     assert.equal((await runtimeSandboxes(cri, uid)).length, 1);
   });
@@ -168,6 +173,10 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
     assert.equal(status.lastState?.terminated?.exitCode, 1);
     assert.equal(status.lastState?.terminated?.reason, 'Error');
     assert.ok(reasons.has('CrashLoopBackOff'), `waiting reasons seen: ${[...reasons].join(', ')}`);
+    assert.ok(
+      kubelet.logs.some((line) => line.msg === 'Event' && line.reason === 'BackOff' && line.pod === 'default/crash-test-node'),
+      'a BackOff event',
+    );
     assert.notEqual(pod.status!.phase, 'Failed');
   });
 

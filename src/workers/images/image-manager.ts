@@ -12,6 +12,14 @@ import type { Container, Pod } from '../../shared/types.js';
 export const INITIAL_PULL_BACKOFF_MS = 10_000;
 export const MAX_PULL_BACKOFF_MS = 300_000;
 
+export interface EnsuredImage {
+  imageRef: string;
+  /** Present before this call: upstream's "already present on machine". */
+  alreadyPresent: boolean;
+  /** Time spent pulling (including waiting for another shard's pull of the same image). */
+  pullMs: number;
+}
+
 interface PullBackoff {
   delayMs: number;
   untilMs: number;
@@ -37,13 +45,13 @@ export class ImageManager {
     private readonly logger: Logger,
   ) {}
 
-  /** Resolves with the image reference to create the container from. */
-  async ensureImage(pod: Pod, container: Container, nowMs: number): Promise<string> {
+  /** Resolves with the image reference to create the container from, and how it was had. */
+  async ensureImage(pod: Pod, container: Container, nowMs: number): Promise<EnsuredImage> {
     const image = container.image ?? '';
     const policy = effectivePullPolicy(container);
     if (policy !== 'Always') {
       const present = await this.presentImageRef(image);
-      if (present) return present;
+      if (present) return { imageRef: present, alreadyPresent: true, pullMs: 0 };
       if (policy === 'Never') {
         throw new ShardletError(
           ErrorCodes.IMAGE_NEVER_PULL,
@@ -61,10 +69,11 @@ export class ImageManager {
         { reason: 'ImagePullBackOff', container: container.name, retryAfterMs: backoff.untilMs - nowMs },
       );
     }
+    const pullStartedMs = Date.now();
     const outcome = await this.pullThroughCoordinator(image);
     if (outcome.ok) {
       this.backoffByKey.delete(key);
-      return outcome.imageRef;
+      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs };
     }
     const delayMs = backoff ? Math.min(backoff.delayMs * 2, MAX_PULL_BACKOFF_MS) : INITIAL_PULL_BACKOFF_MS;
     this.backoffByKey.set(key, { delayMs, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });

@@ -7,6 +7,8 @@ import type { Pod } from '../../shared/types.js';
 import {
   DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
   MINIMUM_GRACE_PERIOD_SECONDS,
+  containerFieldPath,
+  recordEvent,
   type RuntimeDeps,
 } from './runtime-deps.js';
 
@@ -33,6 +35,7 @@ export async function killContainer(
   reason: string,
 ): Promise<void> {
   deps.logger.info({ containerId: container.id, container: container.name, gracePeriodSeconds, reason }, 'Killing container');
+  recordEvent(deps, 'Normal', 'Killing', `Stopping container ${container.name}`, containerFieldPath(container.name, container.type === 'INIT'));
   const timeoutMs = deps.settings.runtimeRequestTimeoutMs + gracePeriodSeconds * 1000;
   await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: gracePeriodSeconds }, timeoutMs));
 }

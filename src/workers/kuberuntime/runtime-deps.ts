@@ -2,7 +2,7 @@
 // manager, the node settings and a logger. One object per shard.
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
-import type { ShardSettings } from '../../shared/shard-protocol.js';
+import type { PodEventRecord, ShardSettings } from '../../shared/shard-protocol.js';
 import type { ImageManager } from '../images/image-manager.js';
 
 export interface RuntimeDeps {
@@ -10,6 +10,24 @@ export interface RuntimeDeps {
   images: ImageManager;
   settings: ShardSettings;
   logger: Logger;
+  /** The current sync's events; each sync gets a fresh list. */
+  events: PodEventRecord[];
+}
+
+/** Records an event of the current sync. */
+export function recordEvent(
+  deps: RuntimeDeps,
+  type: PodEventRecord['type'],
+  reason: string,
+  message: string,
+  fieldPath?: string,
+): void {
+  deps.events.push({ type, reason, message, fieldPath, timestampMs: Date.now() });
+}
+
+/** Upstream's field path of a container in its pod spec. */
+export function containerFieldPath(name: string, init: boolean): string {
+  return `spec.${init ? 'initContainers' : 'containers'}{${name}}`;
 }
 
 /** Upstream's minimumGracePeriodInSeconds: a kill always gives at least this much. */

@@ -7,7 +7,7 @@ import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.j
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { buildContainerConfig } from './container-config.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 
 export interface StartTarget {
   pod: Pod;
@@ -31,11 +31,23 @@ export interface StartFailure {
 /** Starts the container; resolves with undefined on success or the failure to show. */
 export async function startContainer(deps: RuntimeDeps, target: StartTarget): Promise<StartFailure | undefined> {
   const { pod, container } = target;
+  const fieldPath = containerFieldPath(container.name ?? '', target.type === CONTAINER_TYPE_INIT);
+  const image = container.image ?? '';
   let imageRef: string;
   try {
-    imageRef = await deps.images.ensureImage(pod, container, target.nowMs);
+    const ensured = await deps.images.ensureImage(pod, container, target.nowMs);
+    imageRef = ensured.imageRef;
+    if (ensured.alreadyPresent) {
+      recordEvent(deps, 'Normal', 'Pulled', `Container image "${image}" already present on machine`, fieldPath);
+    } else {
+      recordEvent(deps, 'Normal', 'Pulling', `Pulling image "${image}"`, fieldPath);
+      recordEvent(deps, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${(ensured.pullMs / 1000).toFixed(3)}s`, fieldPath);
+    }
   } catch (err) {
-    return failureFrom(err, 'ErrImagePull');
+    const failure = failureFrom(err, 'ErrImagePull');
+    const backingOff = failure.reason === 'ImagePullBackOff';
+    recordEvent(deps, backingOff ? 'Normal' : 'Warning', backingOff ? 'BackOff' : 'Failed', failure.message, fieldPath);
+    return failure;
   }
   const previous = findContainer(target.runtime, container.name ?? '');
   const restartCount = previous ? previous.restartCount + 1 : 0;
@@ -53,7 +65,9 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
       volumePaths: target.volumePaths,
     });
   } catch (err) {
-    return failureFrom(err, 'CreateContainerConfigError');
+    const failure = failureFrom(err, 'CreateContainerConfigError');
+    recordEvent(deps, 'Warning', 'Failed', `Error: ${failure.message}`, fieldPath);
+    return failure;
   }
   let containerId: string;
   try {
@@ -64,13 +78,17 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     });
     containerId = created.container_id;
   } catch (err) {
+    recordEvent(deps, 'Warning', 'Failed', `Error: ${(err as Error).message}`, fieldPath);
     return { reason: 'CreateContainerError', message: (err as Error).message };
   }
+  recordEvent(deps, 'Normal', 'Created', `Created container ${container.name}`, fieldPath);
   try {
     await deps.cri.startContainer({ container_id: containerId });
   } catch (err) {
+    recordEvent(deps, 'Warning', 'Failed', `Error: ${(err as Error).message}`, fieldPath);
     return { reason: 'RunContainerError', message: (err as Error).message };
   }
+  recordEvent(deps, 'Normal', 'Started', `Started container ${container.name}`, fieldPath);
   deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
   return undefined;
 }

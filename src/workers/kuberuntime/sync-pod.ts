@@ -11,7 +11,7 @@ import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { setupPodVolumes } from '../volumes/pod-volumes.js';
 import { killContainer, killPod, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 import { getRuntimePodStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 import { startContainer, type StartFailure } from './start-container.js';
@@ -35,6 +35,9 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promi
   const outcome: SyncOutcome = { runtime, waitingReasons: {}, changed: false };
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
+    const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);
+    const message = `Back-off restarting failed container ${entry.name} in pod ${podRef(pod)}`;
+    recordEvent(deps, 'Warning', 'BackOff', message, containerFieldPath(entry.name, init));
     noteRequeue(outcome, entry.untilMs - nowMs);
   }
   if (actions.killPod) {
@@ -127,6 +130,7 @@ async function createSandbox(
     sandboxId = (await deps.cri.runPodSandbox({ config, runtime_handler: '' })).pod_sandbox_id;
   } catch (err) {
     // Upstream's FailedCreatePodSandBox: the pod stays in ContainerCreating and the sync is retried with backoff.
+    recordEvent(deps, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
     throw new ShardletError(ErrorCodes.RUN_SANDBOX, `Failed to create pod sandbox for ${podRef(pod)}: ${(err as Error).message}`, {
       reason: 'FailedCreatePodSandBox',
     });

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// shardlet's test API server as a process: for trying kubectl and the kubelet
+// by hand. Writes admin.kubeconfig and <node>.kubeconfig into --kubeconfig-out.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_NODE_NAME } from './kubeconfig.js';
+import { startTestApiServer } from './server.js';
+
+const USAGE = `usage: shardlet-test-apiserver [--port N] [--default-node-name NODE] [--kubeconfig-out DIR]
+  [--node-name NODE] [--watch-history-size N] [--bookmark-interval-ms N]`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '0' },
+      'default-node-name': { type: 'string' },
+      'kubeconfig-out': { type: 'string' },
+      'node-name': { type: 'string' },
+      'watch-history-size': { type: 'string' },
+      'bookmark-interval-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const server = await startTestApiServer({
+    port: Number(values.port),
+    defaultNodeName: values['default-node-name'],
+    watchHistorySize: values['watch-history-size'] ? Number(values['watch-history-size']) : undefined,
+    bookmarkIntervalMs: values['bookmark-interval-ms'] ? Number(values['bookmark-interval-ms']) : undefined,
+  });
+  console.log(`test apiserver listening on ${server.url}`);
+  const outDir = values['kubeconfig-out'];
+  if (outDir) {
+    const nodeName = values['node-name'] ?? values['default-node-name'] ?? DEFAULT_NODE_NAME;
+    const admin = await server.writeKubeconfig(path.join(outDir, 'admin.kubeconfig'), { user: 'admin' });
+    const node = await server.writeKubeconfig(path.join(outDir, `${nodeName}.kubeconfig`), { user: 'kubelet', nodeName });
+    console.log(`kubeconfigs: ${admin} ${node}`);
+  }
+  const shutdown = (): void => {
+    server.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

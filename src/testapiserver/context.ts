@@ -1,0 +1,30 @@
+// What every handler needs: storage, the authenticator and the server's options.
+import type { Logger } from 'pino';
+import type { Authenticator } from './auth.js';
+import type { ResourceDef } from './resources.js';
+import type { Store } from './store.js';
+
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+export const DEFAULT_WATCH_TIMEOUT_SECONDS = 1800; // upstream's minRequestTimeout
+
+export interface ServerContext {
+  store: Store;
+  authenticator: Authenticator;
+  defaultNodeName?: string;
+  bookmarkIntervalMs: number;
+  logger?: Logger;
+  /** The CA certificate, published in each namespace's kube-root-ca.crt ConfigMap. */
+  caPem: string;
+  /** Ends each open watch stream, so that stopping the server can end them. */
+  openWatches: Set<() => void>;
+}
+
+/** A request for a resource, parsed from its URL. */
+export interface ResourceRequest {
+  def: ResourceDef;
+  key: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  query: URLSearchParams;
+}

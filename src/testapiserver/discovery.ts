@@ -1,0 +1,80 @@
+// The version and discovery documents kubectl reads before anything else
+// (/version, /api, /api/v1, /apis, /apis/<group>[/<version>]). kubectl 1.32 asks
+// for aggregated discovery first and falls back to these when it gets plain JSON.
+import { apiGroups, apiVersionOf, resourcesOf, type ResourceDef } from './resources.js';
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-shardlet-test',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2025-01-01T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+const SUBRESOURCE_VERBS: Record<string, string[]> = {
+  status: ['get', 'patch', 'update'],
+  binding: ['create'],
+  token: ['create'],
+};
+
+const SUBRESOURCE_KINDS: Record<string, string> = { binding: 'Binding', token: 'TokenRequest' };
+
+function resourceEntries(def: ResourceDef): object[] {
+  const main = {
+    name: def.plural,
+    singularName: def.singular,
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: def.verbs,
+    ...(def.shortNames ? { shortNames: def.shortNames } : {}),
+    ...(def.categories ? { categories: def.categories } : {}),
+  };
+  const subs = def.subresources.map((sub) => ({
+    name: `${def.plural}/${sub}`,
+    singularName: '',
+    namespaced: def.namespaced,
+    ...(SUBRESOURCE_KINDS[sub] && sub === 'token' ? { group: 'authentication.k8s.io', version: 'v1' } : {}),
+    kind: SUBRESOURCE_KINDS[sub] ?? def.kind,
+    verbs: SUBRESOURCE_VERBS[sub] ?? ['get'],
+  }));
+  return [main, ...subs];
+}
+
+export function apiResourceList(group: string, version: string): object | undefined {
+  const defs = resourcesOf(group, version);
+  if (defs.length === 0) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
+    resources: defs.flatMap(resourceEntries),
+  };
+}
+
+export function apiVersions(serverAddress: string): object {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function apiGroup(group: string, version: string): object {
+  const gv = { groupVersion: `${group}/${version}`, version };
+  return { name: group, versions: [gv], preferredVersion: gv };
+}
+
+export function apiGroupList(): object {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups().map((g) => apiGroup(g.group, g.version)) };
+}
+
+export function apiGroupDocument(group: string): object | undefined {
+  const found = apiGroups().find((g) => g.group === group);
+  return found && { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(found.group, found.version) };
+}
+
+export { apiVersionOf };

@@ -1,0 +1,104 @@
+// Routes one authenticated request to discovery or to a resource verb, and
+// answers it. Verbs are named as the apiserver's audit log names them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, methodNotAllowed } from './api-error.js';
+import type { ResourceRequest, ServerContext } from './context.js';
+import { createObject, getObject, listDocument, listObjects, patchObject, updateObject } from './crud.js';
+import { deleteObject } from './delete.js';
+import { SERVER_VERSION, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { readJson, sendJson } from './http-util.js';
+import { openApiV3Document, openApiV3Root } from './openapi.js';
+import { parseResourcePath, splitApiPath } from './router.js';
+import { bindPodTo, requestToken } from './subresources.js';
+import { toTable, wantsTable } from './table.js';
+import { serveWatch } from './watch.js';
+
+export type CountRequest = (verb: string, resource: string) => void;
+
+function notFoundPath(pathname: string): ApiError {
+  return new ApiError(404, 'NotFound', `the server could not find the requested resource (${pathname})`);
+}
+
+/** Answers the non-resource paths; false when the path is not one of them. */
+function serveFixedPath(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+  const path = pathname.replace(/\/+$/, '') || '/';
+  if (path === '/version') sendJson(res, 200, SERVER_VERSION);
+  else if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('ok');
+  } else if (path === '/api') sendJson(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
+  else if (path === '/apis') sendJson(res, 200, apiGroupList());
+  else if (path === '/openapi/v3') sendJson(res, 200, openApiV3Root());
+  else if (path.startsWith('/openapi/v3/')) {
+    const doc = openApiV3Document(path.slice('/openapi/v3/'.length));
+    if (!doc) throw notFoundPath(pathname);
+    sendJson(res, 200, doc);
+  } else return false;
+  return true;
+}
+
+/** /api/v1, /apis/<group>, /apis/<group>/<version>: discovery documents. */
+function serveDiscovery(res: ServerResponse, pathname: string): boolean {
+  const parts = pathname.split('/').filter((p) => p.length > 0);
+  if (parts[0] === 'apis' && parts.length === 2) {
+    const doc = apiGroupDocument(parts[1]);
+    if (!doc) throw notFoundPath(pathname);
+    sendJson(res, 200, doc);
+    return true;
+  }
+  const gv = splitApiPath(pathname);
+  if (!gv || gv.rest.length > 0) return false;
+  const doc = apiResourceList(gv.group, gv.version);
+  if (!doc) throw notFoundPath(pathname);
+  sendJson(res, 200, doc);
+  return true;
+}
+
+function verbOf(method: string, request: ResourceRequest): string {
+  const watch = request.query.get('watch');
+  switch (method) {
+    case 'GET': return request.name ? 'get' : watch === '1' || watch === 'true' ? 'watch' : 'list';
+    case 'POST': return 'create';
+    case 'PUT': return 'update';
+    case 'PATCH': return 'patch';
+    case 'DELETE': return request.name ? 'delete' : 'deletecollection';
+    default: return method.toLowerCase();
+  }
+}
+
+async function serveResource(ctx: ServerContext, request: ResourceRequest, verb: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const sub = request.subresource;
+  const label = sub ? `${request.def.plural}/${sub}` : request.def.plural;
+  if (sub && !request.def.subresources.includes(sub)) throw notFoundPath(req.url ?? '');
+  if (verb === 'watch') return serveWatch(ctx, request, req, res);
+  if (verb === 'list') {
+    const { items, resourceVersion } = listObjects(ctx, request);
+    const body = wantsTable(req.headers.accept) ? toTable(request.key, items, resourceVersion, request.query.get('includeObject')) : listDocument(request, items, resourceVersion);
+    return sendJson(res, 200, body);
+  }
+  if (verb === 'get') {
+    const obj = getObject(ctx, request);
+    return sendJson(res, 200, wantsTable(req.headers.accept) && !sub ? toTable(request.key, [obj], obj.metadata.resourceVersion ?? '', request.query.get('includeObject')) : obj);
+  }
+  const body = await readJson(req);
+  if (verb === 'create' && sub === 'binding') return sendJson(res, 201, bindPodTo(ctx, request, body));
+  if (verb === 'create' && sub === 'token') return sendJson(res, 201, requestToken(ctx, request, body));
+  if (verb === 'create' && !sub && !request.name) return sendJson(res, 201, createObject(ctx, request, body));
+  if (verb === 'update' && request.name) return sendJson(res, 200, updateObject(ctx, request, body));
+  if (verb === 'patch' && request.name) return sendJson(res, 200, patchObject(ctx, request, req.headers['content-type'] ?? '', body));
+  if (verb === 'delete' && !sub) return sendJson(res, 200, deleteObject(ctx, request, body));
+  throw methodNotAllowed(verb, label);
+}
+
+/** Serves one request; `count` records it as verb + resource[/subresource]. */
+export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, count: CountRequest): Promise<void> {
+  const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
+  if (req.method === 'GET' && serveFixedPath(req, res, url.pathname)) return;
+  if (req.method === 'GET' && serveDiscovery(res, url.pathname)) return;
+  const gv = splitApiPath(url.pathname);
+  const request = gv && parseResourcePath(gv, url.searchParams);
+  if (!request) throw notFoundPath(url.pathname);
+  const verb = verbOf(req.method ?? 'GET', request);
+  count(verb, request.subresource ? `${request.key}/${request.subresource}` : request.key);
+  await serveResource(ctx, request, verb, req, res);
+}

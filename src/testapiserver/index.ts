@@ -1,0 +1,5 @@
+// The test API server's public surface.
+export { startTestApiServer, type ClientCredentials, type TestApiServer, type TestApiServerOptions } from './server.js';
+export type { KubeconfigIdentity } from './kubeconfig.js';
+export type { Store } from './store.js';
+export type { KubeObject } from './types.js';

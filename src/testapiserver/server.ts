@@ -1,0 +1,146 @@
+// startTestApiServer: the HTTPS server tests and the bench talk to, with its
+// CA, storage and request counters; restart() keeps all three and the port.
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { unauthorized } from './api-error.js';
+import { Authenticator } from './auth.js';
+import { DEFAULT_BOOKMARK_INTERVAL_MS, type ServerContext } from './context.js';
+import { dispatch } from './dispatch.js';
+import { sendError } from './http-util.js';
+import { clientIdentityOf, type KubeconfigIdentity, writeKubeconfigFile } from './kubeconfig.js';
+import { seedCluster } from './seed.js';
+import { DEFAULT_WATCH_HISTORY_SIZE, Store } from './store.js';
+import { CertificateAuthority } from './tls.js';
+
+export interface TestApiServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Binds every new pod without spec.nodeName to this node (there is no scheduler). */
+  defaultNodeName?: string;
+  /** Watch events retained per resource; older resourceVersions get 410 Expired. */
+  watchHistorySize?: number;
+  bookmarkIntervalMs?: number;
+  /** Static bearer tokens accepted for the admin identity. */
+  adminTokens?: string[];
+  logger?: Logger;
+}
+
+export interface TestApiServer {
+  url: string;
+  port: number;
+  caFile: string;
+  store: Store;
+  writeKubeconfig(file: string, identity: KubeconfigIdentity): Promise<string>;
+  /** PEMs for a client of your own (undici, node:https) speaking as this identity. */
+  clientCredentials(identity: KubeconfigIdentity): Promise<ClientCredentials>;
+  /** Accept `token` as a bearer token for this user and groups. */
+  addToken(token: string, user: string, groups?: string[]): void;
+  /** Requests served, keyed `<verb> <resource>[/<subresource>]`, e.g. `patch pods/status`. */
+  requestCount(): Record<string, number>;
+  resetRequestCount(): void;
+  /** Stops listening, ends every watch and removes the CA's temp files. */
+  stop(): Promise<void>;
+  /**
+   * Stops and listens again on the same port with the same state and CA;
+   * `whileDown` runs in between (e.g. to change the store behind clients' backs).
+   */
+  restart(options?: { whileDown?: () => void | Promise<void> }): Promise<void>;
+}
+
+export interface ClientCredentials {
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+interface Listener {
+  server: https.Server;
+  sockets: Set<Socket>;
+}
+
+function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, counts: Map<string, number>): Promise<Listener> {
+  const sockets = new Set<Socket>();
+  const server = https.createServer(
+    { key: ca.serving.keyPem, cert: ca.serving.certPem, ca: ca.ca.certPem, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      if (!ctx.authenticator.authenticate(req)) {
+        sendError(res, unauthorized());
+        return;
+      }
+      const count = (verb: string, resource: string): void => {
+        const key = `${verb} ${resource}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      };
+      ctx.logger?.debug({ method: req.method, url: req.url }, 'apiserver request');
+      dispatch(ctx, req, res, count).catch((err: unknown) => sendError(res, err));
+    },
+  );
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve({ server, sockets });
+    });
+  });
+}
+
+async function close(ctx: ServerContext, listener: Listener): Promise<void> {
+  for (const endWatch of [...ctx.openWatches]) endWatch();
+  const closed = new Promise<void>((resolve) => listener.server.close(() => resolve()));
+  for (const socket of listener.sockets) socket.destroy();
+  await closed;
+}
+
+export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
+  const ca = await CertificateAuthority.create();
+  const authenticator = new Authenticator();
+  for (const token of options.adminTokens ?? []) authenticator.addToken(token, { user: 'admin', groups: ['system:masters'] });
+  const ctx: ServerContext = {
+    store: new Store(options.watchHistorySize ?? DEFAULT_WATCH_HISTORY_SIZE),
+    authenticator,
+    defaultNodeName: options.defaultNodeName,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+    logger: options.logger,
+    openWatches: new Set(),
+    caPem: ca.ca.certPem,
+  };
+  seedCluster(ctx.store, ca.ca.certPem);
+  const counts = new Map<string, number>();
+  let listener: Listener | undefined = await listen(ctx, ca, options.port ?? 0, counts);
+  const port = (listener.server.address() as AddressInfo).port;
+  const url = `https://127.0.0.1:${port}`;
+
+  const stopListening = async (): Promise<void> => {
+    if (listener) await close(ctx, listener);
+    listener = undefined;
+  };
+  return {
+    url,
+    port,
+    caFile: ca.ca.certFile,
+    store: ctx.store,
+    writeKubeconfig: (file, identity) => writeKubeconfigFile(file, url, ca, identity),
+    clientCredentials: async (identity) => {
+      const pair = await ca.clientCert(clientIdentityOf(identity));
+      return { caPem: ca.ca.certPem, certPem: pair.certPem, keyPem: pair.keyPem };
+    },
+    addToken: (token, user, groups = []) => authenticator.addToken(token, { user, groups: [...groups, 'system:authenticated'] }),
+    requestCount: () => Object.fromEntries(counts),
+    resetRequestCount: () => counts.clear(),
+    restart: async (restartOptions = {}) => {
+      await stopListening();
+      await restartOptions.whileDown?.();
+      listener = await listen(ctx, ca, port, counts);
+    },
+    stop: async () => {
+      await stopListening();
+      await ca.destroy();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// The POST-only subresources: pods/binding (what a scheduler sends) and
+// serviceaccounts/token (TokenRequest, for projected service-account tokens).
+import { badRequest, invalid } from './api-error.js';
+import type { ResourceRequest, ServerContext } from './context.js';
+import { getObject, refOf } from './crud.js';
+import { bindPod } from './defaults.js';
+import type { KubeObject } from './types.js';
+
+const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+const MIN_TOKEN_EXPIRATION_SECONDS = 600;
+
+export function bindPodTo(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
+  const target = (body as { target?: { name?: string } } | undefined)?.target?.name;
+  if (!target) throw badRequest('a Binding needs target.name');
+  const pod = getObject(ctx, request);
+  if ((pod.spec as { nodeName?: string } | undefined)?.nodeName) {
+    throw invalid('Binding', pod.metadata.name, 'spec.nodeName', `pod ${pod.metadata.name} is already assigned to a node`);
+  }
+  bindPod(pod, target);
+  ctx.store.update(refOf(request), pod);
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+}
+
+interface TokenRequestSpec {
+  audiences?: string[];
+  expirationSeconds?: number;
+  boundObjectRef?: { kind?: string; name?: string; uid?: string };
+}
+
+export function requestToken(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
+  const serviceAccount: KubeObject = getObject(ctx, request);
+  const spec: TokenRequestSpec = (body as { spec?: TokenRequestSpec } | undefined)?.spec ?? {};
+  const expirationSeconds = spec.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  if (expirationSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {
+    throw invalid('TokenRequest', serviceAccount.metadata.name, 'spec.expirationSeconds', 'may not specify a duration less than 10 minutes');
+  }
+  const bound = spec.boundObjectRef;
+  const { token, expiresAt } = ctx.authenticator.issueServiceAccountToken({
+    namespace: request.namespace ?? 'default',
+    serviceAccountName: serviceAccount.metadata.name,
+    serviceAccountUid: serviceAccount.metadata.uid ?? '',
+    audiences: spec.audiences?.length ? spec.audiences : ['https://kubernetes.default.svc'],
+    expirationSeconds,
+    boundPod: bound?.kind === 'Pod' && bound.name ? { name: bound.name, uid: bound.uid ?? '' } : undefined,
+  });
+  return {
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name: serviceAccount.metadata.name, namespace: request.namespace, creationTimestamp: null },
+    spec: { ...spec, audiences: spec.audiences ?? ['https://kubernetes.default.svc'], expirationSeconds },
+    status: { token, expirationTimestamp: expiresAt.toISOString().replace(/\.\d+Z$/, 'Z') },
+  };
+}
