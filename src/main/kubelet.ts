@@ -8,7 +8,7 @@ import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { CONFIG_SOURCE_ANNOTATION } from '../shared/labels.js';
-import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import { loadKubeClients } from './apiclient/kube-client.js';
 import { ApiSource } from './config/api-source.js';
 import { FileSource } from './config/file-source.js';
@@ -26,6 +26,8 @@ import { ShardPool } from './shards/shard-pool.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
 import { StatusManager } from './status/status-manager.js';
+import { MirrorPods } from './status/mirror-pods.js';
+import { statusSummary } from './status/pod-status-cache.js';
 import { SyncLoop } from './sync-loop.js';
 
 /** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
@@ -46,6 +48,7 @@ export class Kubelet {
   private server?: ReadOnlyServer;
   /** Cluster mode only (--kubeconfig). */
   private statusManager?: StatusManager;
+  private mirrorPods?: MirrorPods;
   private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
@@ -95,6 +98,7 @@ export class Kubelet {
       onPodSeen: (pod) => this.startup.seen(pod),
       admit: (pod, activePods) => admitPod(pod, activePods, admissionNode),
       onRejected: (pod, reason, message) => this.statuses.set(pod, { phase: 'Failed', reason, message }),
+      reconcileMirrorPods: () => this.reconcileMirrorPods(),
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.startSources();
@@ -153,6 +157,22 @@ export class Kubelet {
     };
   }
 
+  /** Housekeeping in cluster mode: one current mirror pod per running static pod, showing its status. */
+  private reconcileMirrorPods(): void {
+    if (!this.mirrorPods) return;
+    const staticPods = this.podManager
+      .pods()
+      .filter((pod) => !isApiPod(pod) && this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing');
+    this.mirrorPods.reconcile(staticPods, (fullName) => this.podManager.mirrorOf(fullName), this.podManager.mirrorPods());
+    for (const pod of staticPods) {
+      const mirror = this.podManager.mirrorOf(podFullName(pod));
+      const status = this.statuses.get(pod.metadata?.uid ?? '');
+      if (mirror && status && statusSummary(mirror.status ?? {}) !== statusSummary(status)) {
+        this.statusManager?.setPodStatus(mirror, status);
+      }
+    }
+  }
+
   /** A pod event from a shard: logged at debug (upstream's V(3) event log) and, in cluster mode, recorded. */
   private onPodEvent(pod: Pod, event: PodEventRecord): void {
     this.logger.debug({ pod: podRef(pod), type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
@@ -173,8 +193,11 @@ export class Kubelet {
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
       const statusManager = new StatusManager(clients, logger);
       this.statusManager = statusManager;
+      this.mirrorPods = new MirrorPods(clients, options.nodeName, logger);
       this.statuses.onChange(({ pod, status }) => {
-        if (isApiPod(pod)) statusManager.setPodStatus(pod, status);
+        // A static pod's status is shown on its mirror pod.
+        const target = isApiPod(pod) ? pod : this.podManager.mirrorOf(podFullName(pod));
+        if (target) statusManager.setPodStatus(target, status);
       });
       this.expectedSources.push(API_SOURCE);
       const source = new ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });

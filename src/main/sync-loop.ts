@@ -3,7 +3,7 @@
 // the work itself runs in the pod's shard through the pod workers.
 import type { Logger } from 'pino';
 import type { RelistResult, RuntimePodRef } from '../workers/pleg/relist.js';
-import type { PodManager } from './pod/pod-manager.js';
+import { isMirrorPod, type PodManager } from './pod/pod-manager.js';
 import type { PodWorkers } from './podworkers/pod-workers.js';
 import type { PodStatusCache } from './status/pod-status-cache.js';
 import type { AdmitResult } from '../shared/admission/admit-pod.js';
@@ -22,6 +22,8 @@ export interface SyncLoopDeps {
   admit: (pod: Pod, activePods: Pod[]) => AdmitResult;
   /** A pod admission refused: it gets phase Failed with the reason, and never runs. */
   onRejected: (pod: Pod, reason: string, message: string) => void;
+  /** Cluster mode: keep one mirror pod per running static pod (run by housekeeping). */
+  reconcileMirrorPods?: () => void;
 }
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
@@ -51,6 +53,10 @@ export class SyncLoop {
     const { podManager, podWorkers, logger } = this.deps;
     logger.info({ op: update.op, source: update.source, pods: update.pods.map(podRef) }, `SyncLoop ${update.op}`);
     for (const pod of update.pods) {
+      if (isMirrorPod(pod)) {
+        this.handleMirrorPod(update.op, pod);
+        continue;
+      }
       switch (update.op) {
         case 'ADD':
           podManager.addOrUpdate(pod);
@@ -82,6 +88,12 @@ export class SyncLoop {
           logger.warn({ op: update.op }, 'Ignoring config update with an unknown operation');
       }
     }
+  }
+
+  /** Upstream's handleMirrorPod: a mirror pod is only recorded; its static pod is what runs. */
+  private handleMirrorPod(op: PodUpdate['op'], pod: Pod): void {
+    if (op === 'REMOVE') this.deps.podManager.removeMirror(pod);
+    else this.deps.podManager.addOrUpdateMirror(pod);
   }
 
   /** Upstream's HandlePodAdditions admission: only pods the node can take get a pod worker. */
@@ -139,6 +151,7 @@ export class SyncLoop {
       }
     }
     if (!this.deps.sourcesReady()) return;
+    this.deps.reconcileMirrorPods?.();
     for (const ref of this.runtimePodsByUid.values()) {
       if (podManager.get(ref.uid) || podWorkers.has(ref.uid)) continue;
       this.deps.logger.info({ pod: `${ref.namespace}/${ref.name}`, uid: ref.uid }, 'Stopping orphaned pod no source wants');

@@ -119,3 +119,18 @@ test('the API server restarts: the watch comes back, nothing is created twice, s
   const pods = await widePods();
   for (let i = 1; i < PODS; i++) assert.equal(pods.get(`web-${i}`)?.[2], 'Running', `web-${i} still Running`);
 });
+
+test('a static pod has a mirror pod; deleting the mirror pod never kills the static pod', async () => {
+  writeFileSync(join(kubelet.manifestDir, 'static-web.yaml'), stringify(podManifest('static-web')));
+  const mirrorName = `static-web-${NODE}`;
+  await waitUntil(async () => (await widePods()).get(mirrorName)?.[2] === 'Running', TIMEOUT_MS, 'mirror pod shows Running');
+  const mirror = JSON.parse(await kubectl('get', 'pod', mirrorName, '-o', 'json'));
+  assert.ok(mirror.metadata.annotations['kubernetes.io/config.mirror'], 'carries the mirror annotation');
+  const containerId = mirror.status.containerStatuses[0].containerID;
+  await kubectl('delete', 'pod', mirrorName, '--wait=false');
+  const recreated = await waitUntil(async () => {
+    const current = JSON.parse(await kubectl('get', 'pod', mirrorName, '-o', 'json').catch(() => '{}'));
+    return current.metadata?.uid && current.metadata.uid !== mirror.metadata.uid && current.status?.phase === 'Running' ? current : false;
+  }, TIMEOUT_MS, 'mirror pod recreated');
+  assert.equal(recreated.status.containerStatuses[0].containerID, containerId, 'the static pod kept running');
+});

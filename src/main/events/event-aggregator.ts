@@ -106,9 +106,14 @@ function eventKey(event: CoreV1Event): string {
   return [...objectKeyParts(event), event.involvedObject.fieldPath ?? '', event.type ?? '', event.reason ?? '', event.message ?? ''].join(KEY_SEPARATOR);
 }
 
+/** metav1.Time keeps whole seconds, on the wire and so in our bodies. */
+function eventTime(ms: number): Date {
+  return new Date(Math.floor(ms / 1000) * 1000);
+}
+
 /** metav1.Time on the wire: RFC 3339 in whole seconds. */
 export function formatEventTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return eventTime(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function timeMs(value: Date | string | undefined): number | undefined {
@@ -176,8 +181,8 @@ export class EventCorrelator {
       reason: event.reason,
       message: event.message,
       type: event.type,
-      firstTimestamp: new Date(event.timestampMs),
-      lastTimestamp: new Date(event.timestampMs),
+      firstTimestamp: eventTime(event.timestampMs),
+      lastTimestamp: eventTime(event.timestampMs),
       count: 1,
       source: { component: EVENT_SOURCE_COMPONENT, host: this.nodeName },
       reportingComponent: EVENT_SOURCE_COMPONENT,
@@ -209,8 +214,8 @@ export class EventCorrelator {
       ...body,
       metadata: { name: this.eventName(body.involvedObject.name ?? '', nowMs), namespace: body.metadata.namespace },
       message: AGGREGATE_MESSAGE_PREFIX + (body.message ?? ''),
-      firstTimestamp: new Date(nowMs),
-      lastTimestamp: new Date(nowMs),
+      firstTimestamp: eventTime(nowMs),
+      lastTimestamp: eventTime(nowMs),
       count: 1,
     };
     return { body: aggregateEvent, cacheKey: key };
@@ -225,7 +230,7 @@ export class EventCorrelator {
       observed = {
         ...body,
         metadata: { ...body.metadata, name: last.name, resourceVersion: last.resourceVersion },
-        firstTimestamp: new Date(last.firstTimestampMs),
+        firstTimestamp: eventTime(last.firstTimestampMs),
         count: last.count + 1,
       };
       patch = { count: last.count + 1, lastTimestamp: formatEventTime(timeMs(body.lastTimestamp) ?? 0), message: body.message ?? '' };

@@ -1,10 +1,36 @@
 // The pods the kubelet should run, as the config merge last said: upstream's
-// basicPodManager, by UID and by full name.
+// basicPodManager, by UID and by full name. Mirror pods (the API server's copies of
+// static pods) are kept apart: they are never run.
+import { CONFIG_MIRROR_ANNOTATION } from '../../shared/labels.js';
 import { podFullName, podUid, type Pod } from '../../shared/types.js';
+
+/** A mirror pod carries the config.mirror annotation (upstream's IsMirrorPod). */
+export function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
+}
 
 export class PodManager {
   private readonly podsByUid = new Map<string, Pod>();
   private readonly uidByFullName = new Map<string, string>();
+  private readonly mirrorPodsByFullName = new Map<string, Pod>();
+
+  addOrUpdateMirror(pod: Pod): void {
+    this.mirrorPodsByFullName.set(podFullName(pod), pod);
+  }
+
+  removeMirror(pod: Pod): void {
+    if (this.mirrorPodsByFullName.get(podFullName(pod))?.metadata?.uid === podUid(pod)) {
+      this.mirrorPodsByFullName.delete(podFullName(pod));
+    }
+  }
+
+  mirrorOf(fullName: string): Pod | undefined {
+    return this.mirrorPodsByFullName.get(fullName);
+  }
+
+  mirrorPods(): Pod[] {
+    return [...this.mirrorPodsByFullName.values()];
+  }
 
   addOrUpdate(pod: Pod): void {
     this.podsByUid.set(podUid(pod), pod);

@@ -34,8 +34,8 @@ test('a first event is created as upstream makeEvent builds it', () => {
     reason: 'BackOff',
     message: 'Back-off restarting failed container app in pod web_prod(uid-1)',
     type: 'Warning',
-    firstTimestamp: new Date(T0),
-    lastTimestamp: new Date(T0),
+    firstTimestamp: new Date('2024-05-01T10:00:00Z'),
+    lastTimestamp: new Date('2024-05-01T10:00:00Z'),
     count: 1,
     source: { component: 'kubelet', host: 'node-a' },
     reportingComponent: 'kubelet',
@@ -113,7 +113,8 @@ test('a repeat is a patch of count, lastTimestamp and message of the first event
   assert.equal(repeat.name, bodyOf(first).metadata.name);
   assert.equal(repeat.namespace, 'prod');
   assert.deepEqual(repeat.patch, { count: 2, lastTimestamp: '2024-05-01T10:00:42Z', message: 'm' });
-  assert.deepEqual(repeat.body.firstTimestamp, new Date(T0));
+  assert.deepEqual(repeat.body.firstTimestamp, new Date('2024-05-01T10:00:00Z'));
+  assert.deepEqual(repeat.body.lastTimestamp, new Date('2024-05-01T10:00:42Z'));
   assert.equal(formatEventTime(T0), '2024-05-01T10:00:00Z');
 });
 
