@@ -2,19 +2,14 @@
 // shardlet's command line: flags and --config resolved into KubeletOptions, then
 // the kubelet runs until SIGTERM/SIGINT. A bad flag or config exits 1 with one line
 // naming the flag or field; nothing else reaches the user as a stack trace.
-import { readFileSync } from 'node:fs';
 import { ShardletError } from '../shared/errors.js';
 import { createLogger, levelForVerbosity } from '../shared/logging.js';
 import { Kubelet } from './kubelet.js';
 import { helpText, parseFlags } from './options/flags.js';
 import { resolveKubeletOptions } from './options/kubelet-config.js';
+import { packageVersion } from './version.js';
 
 const EXIT_USAGE = 1;
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
-}
 
 async function main(argv: string[]): Promise<void> {
   const flags = parseFlags(argv);

@@ -27,6 +27,11 @@ import { StartupTracker } from './status/startup-tracker.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
 import { StatusManager } from './status/status-manager.js';
 import { MirrorPods } from './status/mirror-pods.js';
+import { EventRecorder } from './events/event-recorder.js';
+import { NodeLeaseController } from './nodestatus/lease-controller.js';
+import { NodeStatusManager } from './nodestatus/node-status-manager.js';
+import { packageVersion } from './version.js';
+import { podObject } from '../shared/events/event-types.js';
 import { statusSummary } from './status/pod-status-cache.js';
 import { SyncLoop } from './sync-loop.js';
 
@@ -49,6 +54,8 @@ export class Kubelet {
   /** Cluster mode only (--kubeconfig). */
   private statusManager?: StatusManager;
   private mirrorPods?: MirrorPods;
+  private events?: EventRecorder;
+  private nodeStatus?: NodeStatusManager;
   private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
@@ -97,7 +104,10 @@ export class Kubelet {
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
       admit: (pod, activePods) => admitPod(pod, activePods, admissionNode),
-      onRejected: (pod, reason, message) => this.statuses.set(pod, { phase: 'Failed', reason, message }),
+      onRejected: (pod, reason, message) => {
+        this.statuses.set(pod, { phase: 'Failed', reason, message });
+        this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
+      },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
@@ -157,6 +167,24 @@ export class Kubelet {
     };
   }
 
+  /** Node registration, node status every nodeStatusUpdateFrequency, and the node Lease heartbeat. */
+  private async startNodeStatus(clients: ReturnType<typeof loadKubeClients>): Promise<void> {
+    const { options, logger } = this;
+    const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs });
+    const nodeStatus = new NodeStatusManager({ clients, options, cri, logger, kubeletVersion: `v${packageVersion()}` });
+    this.nodeStatus = nodeStatus;
+    const lease = new NodeLeaseController({
+      clients,
+      nodeName: options.nodeName,
+      leaseDurationSeconds: options.nodeLeaseDurationSeconds,
+      logger,
+      nodeUid: () => nodeStatus.nodeUid(),
+    });
+    await nodeStatus.start();
+    lease.start();
+    this.sources.push(lease, nodeStatus, { stop: () => cri.close() });
+  }
+
   /** Housekeeping in cluster mode: one current mirror pod per running static pod, showing its status. */
   private reconcileMirrorPods(): void {
     if (!this.mirrorPods) return;
@@ -176,6 +204,14 @@ export class Kubelet {
   /** A pod event from a shard: logged at debug (upstream's V(3) event log) and, in cluster mode, recorded. */
   private onPodEvent(pod: Pod, event: PodEventRecord): void {
     this.logger.debug({ pod: podRef(pod), type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
+    const meta = pod.metadata ?? {};
+    this.events?.record({
+      involvedObject: podObject({ name: meta.name ?? '', namespace: meta.namespace ?? '', uid: meta.uid ?? '' }, event.fieldPath),
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      timestampMs: event.timestampMs,
+    });
   }
 
   /** A replaced shard starts empty: every pod it owns is synced again from the runtime's state. */
@@ -193,7 +229,14 @@ export class Kubelet {
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
       const statusManager = new StatusManager(clients, logger);
       this.statusManager = statusManager;
-      this.mirrorPods = new MirrorPods(clients, options.nodeName, logger);
+      this.mirrorPods = new MirrorPods(clients, options.nodeName, logger, () => this.nodeStatus?.nodeUid());
+      this.events = new EventRecorder({
+        clients,
+        nodeName: options.nodeName,
+        logger,
+        qps: options.eventRecordQPS,
+        burst: options.eventBurst,
+      });
       this.statuses.onChange(({ pod, status }) => {
         // A static pod's status is shown on its mirror pod.
         const target = isApiPod(pod) ? pod : this.podManager.mirrorOf(podFullName(pod));
@@ -202,7 +245,8 @@ export class Kubelet {
       this.expectedSources.push(API_SOURCE);
       const source = new ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
       await source.start();
-      this.sources.push(source, statusManager);
+      this.sources.push(source, statusManager, this.events);
+      await this.startNodeStatus(clients);
     }
     if (options.staticPodPath) {
       this.expectedSources.push(FILE_SOURCE);

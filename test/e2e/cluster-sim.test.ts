@@ -57,12 +57,15 @@ before(async () => {
   api = await startTestApiServer({ defaultNodeName: NODE });
   adminKubeconfig = await api.writeKubeconfig(join(workDir, 'admin.kubeconfig'), { user: 'admin' });
   const nodeKubeconfig = await api.writeKubeconfig(join(workDir, 'node.kubeconfig'), { user: 'kubelet', nodeName: NODE });
+  // A short lease so that its renewal shows within the test (renewed every 0.25 × 8 s).
+  const kubeletConfig = join(workDir, 'kubelet.yaml');
+  writeFileSync(kubeletConfig, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nnodeLeaseDurationSeconds: 8\n');
   kubelet = await startKubelet({
     runtimeEndpoint: sim.endpoint,
     workers: 2,
     nodeName: NODE,
     workDir,
-    extraArgs: [`--kubeconfig=${nodeKubeconfig}`, `--max-pods=${MAX_PODS}`],
+    extraArgs: [`--kubeconfig=${nodeKubeconfig}`, `--max-pods=${MAX_PODS}`, '--config', kubeletConfig],
   });
 });
 
@@ -86,6 +89,11 @@ test(`${PODS} pods applied with kubectl reach Running with pod IPs and Ready 1/1
     assert.equal(node, NODE);
   }
   assert.equal(sim.stats().calls.RunPodSandbox, PODS, 'one sandbox per pod');
+  const described = await waitUntil(async () => {
+    const text = await kubectl('describe', 'pod', 'web-1');
+    return /Started container main/.test(text) ? text : false;
+  }, TIMEOUT_MS, 'the kubelet events in kubectl describe');
+  for (const reason of ['Pulled', 'Created', 'Started']) assert.match(described, new RegExp(`Normal\\s+${reason}\\s`));
   // The API writes these pod starts cost, for the issue's figure (reads and watches are not writes).
   const writes = Object.entries(api.requestCount()).filter(([key]) => /^(create|update|patch|delete) /.test(key));
   t.diagnostic(`API requests for ${PODS} pod starts: ${JSON.stringify(Object.fromEntries(writes))}`);
@@ -133,4 +141,15 @@ test('a static pod has a mirror pod; deleting the mirror pod never kills the sta
     return current.metadata?.uid && current.metadata.uid !== mirror.metadata.uid && current.status?.phase === 'Running' ? current : false;
   }, TIMEOUT_MS, 'mirror pod recreated');
   assert.equal(recreated.status.containerStatuses[0].containerID, containerId, 'the static pod kept running');
+});
+
+test('the node is registered Ready with the runtime version, and its Lease renews', async () => {
+  const row = await waitUntil(async () => {
+    const line = (await kubectl('get', 'nodes', '-o', 'wide', '--no-headers')).trim().split('\n').find((l) => l.startsWith(NODE));
+    return line && /\sReady\s/.test(line) ? line : false;
+  }, TIMEOUT_MS, 'node Ready');
+  assert.match(row, /shardlet-sim:\/\//, 'kubectl shows the container runtime version');
+  const renewTime = async () => JSON.parse(await kubectl('get', 'lease', NODE, '-n', 'kube-node-lease', '-o', 'json')).spec.renewTime as string;
+  const first = await waitUntil(() => renewTime().catch(() => undefined), TIMEOUT_MS, 'node lease');
+  await waitUntil(async () => (await renewTime()) !== first, TIMEOUT_MS, 'lease renewed');
 });

@@ -10,7 +10,7 @@
 //     involved object, 25 events at once then one per 5 minutes; an event over it
 //     is dropped, though step 2 has already counted it.
 import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
-import type { KubeletEvent } from './event-types.js';
+import type { KubeletEvent } from '../../shared/events/event-types.js';
 
 export const AGGREGATE_MAX_EVENTS = 10;
 export const AGGREGATE_INTERVAL_MS = 600_000;

@@ -10,7 +10,7 @@ import { ErrorCodes } from '../../shared/errors.js';
 import type { KubeClients } from '../apiclient/kube-client.js';
 import { TokenBucket } from '../apiclient/token-bucket.js';
 import { EventCorrelator, type CorrelateResult } from './event-aggregator.js';
-import type { KubeletEvent } from './event-types.js';
+import type { KubeletEvent } from '../../shared/events/event-types.js';
 
 /** KubeletConfiguration defaults for eventRecordQPS / eventBurst. */
 export const DEFAULT_EVENT_RECORD_QPS = 50;

@@ -18,6 +18,7 @@ export interface EnsuredImage {
   alreadyPresent: boolean;
   /** Time spent pulling (including waiting for another shard's pull of the same image). */
   pullMs: number;
+  sizeBytes: number;
 }
 
 interface PullBackoff {
@@ -50,8 +51,8 @@ export class ImageManager {
     const image = container.image ?? '';
     const policy = effectivePullPolicy(container);
     if (policy !== 'Always') {
-      const present = await this.presentImageRef(image);
-      if (present) return { imageRef: present, alreadyPresent: true, pullMs: 0 };
+      const present = await this.presentImage(image);
+      if (present) return { imageRef: present.id, alreadyPresent: true, pullMs: 0, sizeBytes: present.sizeBytes };
       if (policy === 'Never') {
         throw new ShardletError(
           ErrorCodes.IMAGE_NEVER_PULL,
@@ -73,7 +74,9 @@ export class ImageManager {
     const outcome = await this.pullThroughCoordinator(image);
     if (outcome.ok) {
       this.backoffByKey.delete(key);
-      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs };
+      const pullMs = Date.now() - pullStartedMs;
+      const sizeBytes = (await this.presentImage(image))?.sizeBytes ?? 0;
+      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs, sizeBytes };
     }
     const delayMs = backoff ? Math.min(backoff.delayMs * 2, MAX_PULL_BACKOFF_MS) : INITIAL_PULL_BACKOFF_MS;
     this.backoffByKey.set(key, { delayMs, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
@@ -89,9 +92,9 @@ export class ImageManager {
     for (const key of this.backoffByKey.keys()) if (key.startsWith(`${uid}/`)) this.backoffByKey.delete(key);
   }
 
-  private async presentImageRef(image: string): Promise<string | undefined> {
+  private async presentImage(image: string): Promise<{ id: string; sizeBytes: number } | undefined> {
     const reply = await this.cri.imageStatus({ image: { image }, verbose: false });
-    return reply.image?.id || undefined;
+    return reply.image?.id ? { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0) } : undefined;
   }
 
   private async pullThroughCoordinator(image: string): Promise<PullOutcome> {

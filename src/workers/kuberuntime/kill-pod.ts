@@ -2,6 +2,7 @@
 // killContainer and the removal half of the container GC. Stops are idempotent in
 // the CRI, and NotFound on a stop or a removal means the work is already done.
 import { isNotFound } from '../../shared/cri/client.js';
+import { EventMessages } from '../../shared/events/event-types.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { Pod } from '../../shared/types.js';
 import {
@@ -35,7 +36,7 @@ export async function killContainer(
   reason: string,
 ): Promise<void> {
   deps.logger.info({ containerId: container.id, container: container.name, gracePeriodSeconds, reason }, 'Killing container');
-  recordEvent(deps, 'Normal', 'Killing', `Stopping container ${container.name}`, containerFieldPath(container.name, container.type === 'INIT'));
+  recordEvent(deps, 'Normal', 'Killing', EventMessages.killingContainer(container.name), containerFieldPath(container.name, container.type === 'INIT'));
   const timeoutMs = deps.settings.runtimeRequestTimeoutMs + gracePeriodSeconds * 1000;
   await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: gracePeriodSeconds }, timeoutMs));
 }

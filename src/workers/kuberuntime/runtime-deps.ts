@@ -25,10 +25,7 @@ export function recordEvent(
   deps.events.push({ type, reason, message, fieldPath, timestampMs: Date.now() });
 }
 
-/** Upstream's field path of a container in its pod spec. */
-export function containerFieldPath(name: string, init: boolean): string {
-  return `spec.${init ? 'initContainers' : 'containers'}{${name}}`;
-}
+export { containerFieldPath } from '../../shared/events/event-types.js';
 
 /** Upstream's minimumGracePeriodInSeconds: a kill always gives at least this much. */
 export const MINIMUM_GRACE_PERIOD_SECONDS = 2;

@@ -2,6 +2,7 @@
 // make sure its image is there, build its config, CreateContainer, StartContainer.
 // A failure is returned as the waiting reason upstream would show for it.
 import { ShardletError } from '../../shared/errors.js';
+import { EventMessages } from '../../shared/events/event-types.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { Container, Pod } from '../../shared/types.js';
@@ -38,10 +39,11 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     const ensured = await deps.images.ensureImage(pod, container, target.nowMs);
     imageRef = ensured.imageRef;
     if (ensured.alreadyPresent) {
-      recordEvent(deps, 'Normal', 'Pulled', `Container image "${image}" already present on machine`, fieldPath);
+      recordEvent(deps, 'Normal', 'Pulled', EventMessages.imageAlreadyPresent(image), fieldPath);
     } else {
-      recordEvent(deps, 'Normal', 'Pulling', `Pulling image "${image}"`, fieldPath);
-      recordEvent(deps, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${(ensured.pullMs / 1000).toFixed(3)}s`, fieldPath);
+      recordEvent(deps, 'Normal', 'Pulling', EventMessages.pullingImage(image), fieldPath);
+      const pulled = EventMessages.pulledImage(image, ensured.pullMs, ensured.pullMs, ensured.sizeBytes);
+      recordEvent(deps, 'Normal', 'Pulled', pulled, fieldPath);
     }
   } catch (err) {
     const failure = failureFrom(err, 'ErrImagePull');
@@ -66,7 +68,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     });
   } catch (err) {
     const failure = failureFrom(err, 'CreateContainerConfigError');
-    recordEvent(deps, 'Warning', 'Failed', `Error: ${failure.message}`, fieldPath);
+    recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError(failure.message), fieldPath);
     return failure;
   }
   let containerId: string;
@@ -78,17 +80,17 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     });
     containerId = created.container_id;
   } catch (err) {
-    recordEvent(deps, 'Warning', 'Failed', `Error: ${(err as Error).message}`, fieldPath);
+    recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'CreateContainerError', message: (err as Error).message };
   }
-  recordEvent(deps, 'Normal', 'Created', `Created container ${container.name}`, fieldPath);
+  recordEvent(deps, 'Normal', 'Created', EventMessages.createdContainer(container.name ?? ''), fieldPath);
   try {
     await deps.cri.startContainer({ container_id: containerId });
   } catch (err) {
-    recordEvent(deps, 'Warning', 'Failed', `Error: ${(err as Error).message}`, fieldPath);
+    recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'RunContainerError', message: (err as Error).message };
   }
-  recordEvent(deps, 'Normal', 'Started', `Started container ${container.name}`, fieldPath);
+  recordEvent(deps, 'Normal', 'Started', EventMessages.startedContainer(container.name ?? ''), fieldPath);
   deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
   return undefined;
 }

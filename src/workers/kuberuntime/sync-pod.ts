@@ -4,6 +4,7 @@
 // the sandbox, start the next init container or the app containers).
 import type { PodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { EventMessages } from '../../shared/events/event-types.js';
 import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
@@ -36,7 +37,8 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promi
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
     const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);
-    const message = `Back-off restarting failed container ${entry.name} in pod ${podRef(pod)}`;
+    const meta = pod.metadata ?? {};
+    const message = EventMessages.backOffRestartingContainer(entry.name, meta.name ?? '', meta.namespace ?? '', meta.uid ?? '');
     recordEvent(deps, 'Warning', 'BackOff', message, containerFieldPath(entry.name, init));
     noteRequeue(outcome, entry.untilMs - nowMs);
   }
@@ -130,7 +132,7 @@ async function createSandbox(
     sandboxId = (await deps.cri.runPodSandbox({ config, runtime_handler: '' })).pod_sandbox_id;
   } catch (err) {
     // Upstream's FailedCreatePodSandBox: the pod stays in ContainerCreating and the sync is retried with backoff.
-    recordEvent(deps, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
+    recordEvent(deps, 'Warning', 'FailedCreatePodSandBox', EventMessages.failedCreatePodSandbox((err as Error).message));
     throw new ShardletError(ErrorCodes.RUN_SANDBOX, `Failed to create pod sandbox for ${podRef(pod)}: ${(err as Error).message}`, {
       reason: 'FailedCreatePodSandBox',
     });

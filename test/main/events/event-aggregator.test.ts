@@ -8,7 +8,7 @@ import {
   SPAM_REFILL_INTERVAL_MS,
   type CorrelateResult,
 } from '../../../src/main/events/event-aggregator.js';
-import { containerFieldPath, EventMessages, nodeObject, podObject, type KubeletEvent } from '../../../src/main/events/event-types.js';
+import { containerFieldPath, EventMessages, nodeObject, podObject, type KubeletEvent } from '../../../src/shared/events/event-types.js';
 
 const T0 = Date.parse('2024-05-01T10:00:00.250Z');
 const POD = { name: 'web', namespace: 'prod', uid: 'uid-1' };

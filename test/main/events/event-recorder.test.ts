@@ -7,7 +7,7 @@ import { CoreV1Api, KubeConfig, type CoreV1Event } from '@kubernetes/client-node
 import { pino } from 'pino';
 import { loadKubeClients } from '../../../src/main/apiclient/kube-client.js';
 import { EventRecorder } from '../../../src/main/events/event-recorder.js';
-import { containerFieldPath, EventMessages, EventReasons, podObject, type KubeletEvent } from '../../../src/main/events/event-types.js';
+import { containerFieldPath, EventMessages, EventReasons, podObject, type KubeletEvent } from '../../../src/shared/events/event-types.js';
 import { startTestApiServer, type TestApiServer } from '../../../src/testapiserver/index.js';
 
 const NODE = 'node-events';

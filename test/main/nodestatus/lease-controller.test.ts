@@ -61,7 +61,7 @@ test('the lease is created only once the node UID is known, owned by the node', 
   // Several renew intervals with no node: nothing may be created.
   await sleep(1_500);
   assert.equal(await readLease(), undefined);
-  assert.equal(api.requestCount()['create leases'] ?? 0, 0);
+  assert.equal(api.requestCount()['create leases.coordination.k8s.io'] ?? 0, 0);
 
   const node = await admin.core.createNode({ body: { metadata: { name: NODE } } });
   nodeUid = node.metadata?.uid;

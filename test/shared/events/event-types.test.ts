@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containerFieldPath, EventMessages, EventReasons, formatGoDurationMs } from '../../../src/main/events/event-types.js';
+import { containerFieldPath, EventMessages, EventReasons, formatGoDurationMs } from '../../../src/shared/events/event-types.js';
 
 test('durations print as Go time.Duration truncated to milliseconds', () => {
   const cases: Array<[number, string]> = [
