@@ -78,13 +78,19 @@ test('the lease is created only once the node UID is known, owned by the node', 
 });
 
 test('a lease changed by someone else is re-read and renewed (conflict)', async () => {
-  const current = await waitUntil(readLease, WAIT_MS, 'the lease');
-  const changedAtMs = Date.now();
-  await admin.coordination.replaceNamespacedLease({
-    name: NODE,
-    namespace: NODE_LEASE_NAMESPACE,
-    body: { ...current, metadata: { ...current.metadata, labels: { touchedBy: 'admin' } } },
-  });
+  await waitUntil(readLease, WAIT_MS, 'the lease');
+  // The admin's own write can lose the race with a renewal: like any client, it re-reads and tries again.
+  const changedAtMs = await waitUntil(
+    async () => {
+      const current = await readLease();
+      if (!current) return undefined;
+      const body = { ...current, metadata: { ...current.metadata, labels: { touchedBy: 'admin' } } };
+      await admin.coordination.replaceNamespacedLease({ name: NODE, namespace: NODE_LEASE_NAMESPACE, body });
+      return Date.now();
+    },
+    WAIT_MS,
+    'the admin change written',
+  );
   const renewed = await waitUntil(
     async () => {
       const lease = await readLease();
