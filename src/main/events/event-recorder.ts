@@ -11,6 +11,7 @@ import type { KubeClients } from '../apiclient/kube-client.js';
 import { TokenBucket } from '../apiclient/token-bucket.js';
 import { EventCorrelator, type CorrelateResult } from './event-aggregator.js';
 import type { KubeletEvent } from '../../shared/events/event-types.js';
+import { httpStatusOf } from '../apiclient/api-errors.js';
 
 /** KubeletConfiguration defaults for eventRecordQPS / eventBurst. */
 export const DEFAULT_EVENT_RECORD_QPS = 50;
@@ -35,10 +36,6 @@ export interface EventRecorderOptions {
 
 type WriteOutcome = 'written' | 'rejected' | 'retry';
 
-function httpCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code ?? (err as { statusCode?: unknown }).statusCode;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /** Whether trying again could help: no answer from the server, throttling or a server error. */
 function isRetriable(code: number | undefined): boolean {
@@ -146,7 +143,7 @@ export class EventRecorder {
       this.correlator.updateState(written);
       return 'written';
     } catch (err) {
-      const code = httpCode(err);
+      const code = httpStatusOf(err);
       if (isRetriable(code)) {
         this.logger.warn({ code: ErrorCodes.API_UNAVAILABLE, httpCode: code, err: (err as Error).message, ...describe(event) }, 'Unable to write event (may retry after sleeping)');
         return 'retry';
@@ -168,7 +165,7 @@ export class EventRecorder {
       this.writes.patches++;
       return patched;
     } catch (err) {
-      if (httpCode(err) !== 404) throw err;
+      if (httpStatusOf(err) !== 404) throw err;
       const { resourceVersion: _stale, ...metadata } = result.body.metadata;
       return this.create({ ...result.body, metadata });
     }

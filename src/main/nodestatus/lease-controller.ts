@@ -19,6 +19,7 @@ import {
   newLease,
   renewedLease,
 } from './lease.js';
+import { httpStatusOf } from '../apiclient/api-errors.js';
 
 export interface NodeLeaseControllerConfig {
   clients: KubeClients;
@@ -39,11 +40,6 @@ class NodeUidUnknownError extends Error {
   override name = 'NodeUidUnknownError';
 }
 
-/** The HTTP status of a failed client-node call (ApiException.code), undefined for a network error. */
-function httpStatusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 export class NodeLeaseController {
   /** Lease writes made, for the write-count figures. */

@@ -28,6 +28,7 @@ import { readMachineInfo, type MachineInfo } from './machine-info.js';
 import { initialNode, nodeStatus, type RuntimeVersionInfo } from './node-object.js';
 import { reconcileExistingNode, registrationBackoffMs } from './registration.js';
 import { NODE_STATUS_UPDATE_RETRY, nodeStatusHasChanged, reportJitterAfterSendMs, shouldSendNodeStatus } from './status-update-policy.js';
+import { httpStatusOf } from '../apiclient/api-errors.js';
 
 /** A runtime whose last good Status is older than this is reported down (maxWaitForContainerRuntime). */
 export const RUNTIME_SYNC_THRESHOLD_MS = 30_000;
@@ -43,11 +44,6 @@ export interface NodeStatusManagerConfig {
   machine?: MachineInfo;
 }
 
-/** The HTTP status of a failed client-node call (ApiException.code), undefined for a network error. */
-function httpStatusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /** A merge patch for a string map: `after`'s entries, and null for keys `after` dropped. */
 function mapPatch(before: Record<string, string> | undefined, after: Record<string, string> | undefined): Record<string, string | null> {

@@ -10,11 +10,8 @@ import { ErrorCodes } from '../../shared/errors.js';
 import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION } from '../../shared/labels.js';
 import { podFullName, type Pod } from '../../shared/types.js';
 import type { KubeClients } from '../apiclient/kube-client.js';
+import { httpStatusOf } from '../apiclient/api-errors.js';
 
-function httpCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /** The mirror pod's body for a static pod (upstream's mirror client CreateMirrorPod). */
 export function mirrorPodFor(staticPod: Pod, nodeName: string, nodeUid?: string): Pod {
@@ -83,7 +80,7 @@ export class MirrorPods {
       this.logger.info({ pod: podFullName(staticPod) }, 'Created mirror pod');
     } catch (err) {
       // Already there (our watch has not seen it yet): the next reconcile looks again.
-      if (httpCode(err) !== 409) throw err;
+      if (httpStatusOf(err) !== 409) throw err;
     }
   }
 
@@ -101,7 +98,7 @@ export class MirrorPods {
       this.writes.deletes++;
       this.logger.info({ pod: `${namespace}/${name}` }, 'Deleted mirror pod');
     } catch (err) {
-      if (httpCode(err) !== 404 && httpCode(err) !== 409) throw err;
+      if (httpStatusOf(err) !== 404 && httpStatusOf(err) !== 409) throw err;
     }
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { ErrorCodes } from '../../shared/errors.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 import type { KubeClients } from '../apiclient/kube-client.js';
+import { httpStatusOf } from '../apiclient/api-errors.js';
 
 export const STATUS_RETRY_MS = 1_000;
 
@@ -18,10 +19,6 @@ interface PendingWrite {
   deletePod?: boolean;
 }
 
-function httpCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown; statusCode?: unknown }).code ?? (err as { statusCode?: unknown }).statusCode;
-  return typeof code === 'number' ? code : undefined;
-}
 
 export class StatusManager {
   private readonly pendingByUid = new Map<string, PendingWrite>();
@@ -71,7 +68,7 @@ export class StatusManager {
       try {
         await this.send(write);
       } catch (err) {
-        const code = httpCode(err);
+        const code = httpStatusOf(err);
         if (code === 404 || code === 409) continue; // the pod is gone or was replaced: its status no longer matters
         this.logger.warn({ code: ErrorCodes.API_UNAVAILABLE, uid, err: (err as Error).message }, 'Pod status write failed; retrying');
         if (!this.pendingByUid.has(uid)) this.pendingByUid.set(uid, write);
