@@ -35,6 +35,43 @@ export interface SyncPodRequest {
   removeFromRuntime?: boolean;
   /** The last status the main thread holds, for startTime and condition transition times. */
   previousStatus?: PodStatus;
+  /** Cluster mode: the API objects the pod's volumes, env and image pulls refer to. */
+  apiData?: PodApiData;
+}
+
+/** A ConfigMap's payload as the API holds it (binaryData base64). */
+export interface ConfigMapData {
+  data: Record<string, string>;
+  binaryData: Record<string, string>;
+}
+
+/** A Secret's payload as the API holds it (every value base64). */
+export interface SecretData {
+  type: string;
+  data: Record<string, string>;
+}
+
+/** A token from the TokenRequest API for a projected serviceAccountToken source. */
+export interface ServiceAccountTokenData {
+  token: string;
+  expirationTimestamp: string;
+}
+
+/**
+ * The API objects one pod refers to, fetched and kept current by the main thread
+ * (the shard never talks to the API server). Keyed by object name in the pod's
+ * namespace; null means the object does not exist (yet). Tokens are keyed by
+ * serviceAccountTokenKey(audience, expirationSeconds).
+ */
+export interface PodApiData {
+  configMaps: Record<string, ConfigMapData | null>;
+  secrets: Record<string, SecretData | null>;
+  serviceAccountTokens: Record<string, ServiceAccountTokenData | null>;
+}
+
+/** The key of a projected service account token in PodApiData. */
+export function serviceAccountTokenKey(audience: string, expirationSeconds: number): string {
+  return `${audience}|${expirationSeconds}`;
 }
 
 export interface SyncPodResult {
