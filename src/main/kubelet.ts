@@ -31,6 +31,7 @@ import { EventRecorder } from './events/event-recorder.js';
 import { NodeLeaseController } from './nodestatus/lease-controller.js';
 import { NodeStatusManager } from './nodestatus/node-status-manager.js';
 import { packageVersion } from './version.js';
+import { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { podObject } from '../shared/events/event-types.js';
 import { statusSummary } from './status/pod-status-cache.js';
 import { SyncLoop } from './sync-loop.js';
@@ -56,6 +57,7 @@ export class Kubelet {
   private mirrorPods?: MirrorPods;
   private events?: EventRecorder;
   private nodeStatus?: NodeStatusManager;
+  private apiData?: PodApiDataProvider;
   private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
@@ -109,6 +111,7 @@ export class Kubelet {
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
+      onPodForgotten: (uid) => this.apiData?.forgetPod(uid),
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.startSources();
@@ -150,7 +153,11 @@ export class Kubelet {
 
   private syncHost() {
     return {
-      runSync: (request: SyncPodRequest) => this.shards!.sync(request),
+      runSync: async (request: SyncPodRequest) => {
+        // The shard never talks to the API server: the objects the pod refers to travel with the request.
+        if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
+        return this.shards!.sync(request);
+      },
       previousStatus: (uid: string) => this.statuses.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
@@ -230,6 +237,11 @@ export class Kubelet {
       const statusManager = new StatusManager(clients, logger);
       this.statusManager = statusManager;
       this.mirrorPods = new MirrorPods(clients, options.nodeName, logger, () => this.nodeStatus?.nodeUid());
+      this.apiData = new PodApiDataProvider({
+        clients,
+        logger,
+        onObjectChanged: (uids) => uids.forEach((uid) => this.podWorkers!.syncNow(uid)),
+      });
       this.events = new EventRecorder({
         clients,
         nodeName: options.nodeName,
@@ -245,7 +257,7 @@ export class Kubelet {
       this.expectedSources.push(API_SOURCE);
       const source = new ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
       await source.start();
-      this.sources.push(source, statusManager, this.events);
+      this.sources.push(source, statusManager, this.events, this.apiData);
       await this.startNodeStatus(clients);
     }
     if (options.staticPodPath) {

@@ -24,6 +24,8 @@ export interface SyncLoopDeps {
   onRejected: (pod: Pod, reason: string, message: string) => void;
   /** Cluster mode: keep one mirror pod per running static pod (run by housekeeping). */
   reconcileMirrorPods?: () => void;
+  /** A pod is done and gone: what was kept for it (API object watches, tokens) can go. */
+  onPodForgotten?: (uid: string) => void;
 }
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
@@ -148,6 +150,7 @@ export class SyncLoop {
       if (podWorkers.isFinished(uid)) {
         podWorkers.forget(uid);
         statuses.delete(uid);
+        this.deps.onPodForgotten?.(uid);
       }
     }
     if (!this.deps.sourcesReady()) return;

@@ -6,12 +6,12 @@ import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-/** patchMergeKey of list fields with patchStrategy=merge in core/v1 (by field name). */
+/**
+ * patchMergeKey of list fields with patchStrategy=merge in core/v1 (by field name).
+ * The container status lists have none (they are replaced whole), as upstream.
+ */
 const MERGE_KEYS: Record<string, string> = {
   conditions: 'type',
-  containerStatuses: 'name',
-  initContainerStatuses: 'name',
-  ephemeralContainerStatuses: 'name',
   containers: 'name',
   initContainers: 'name',
   ephemeralContainers: 'name',

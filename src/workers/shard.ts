@@ -46,7 +46,7 @@ export class Shard {
     let requeueAfterMs: number | undefined;
     try {
       if (request.kind === 'sync') {
-        const outcome = await syncPod(deps, pod, nowMs);
+        const outcome = await syncPod(deps, pod, nowMs, request.apiData);
         runtime = outcome.runtime;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;

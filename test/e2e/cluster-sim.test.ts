@@ -3,7 +3,7 @@
 // shardlet process with --kubeconfig, and the simulated runtime over its socket.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -152,4 +152,41 @@ test('the node is registered Ready with the runtime version, and its Lease renew
   const renewTime = async () => JSON.parse(await kubectl('get', 'lease', NODE, '-n', 'kube-node-lease', '-o', 'json')).spec.renewTime as string;
   const first = await waitUntil(() => renewTime().catch(() => undefined), TIMEOUT_MS, 'node lease');
   await waitUntil(async () => (await renewTime()) !== first, TIMEOUT_MS, 'lease renewed');
+});
+
+test('a pod that mounts a ConfigMap sees an update to it', async () => {
+  // Make room under maxPods for this test and the next.
+  await kubectl('delete', 'pod', 'web-1', 'web-2', 'web-3', '--wait=false');
+  await waitUntil(async () => {
+    const pods = await widePods();
+    return !pods.has('web-1') && !pods.has('web-2') && !pods.has('web-3');
+  }, TIMEOUT_MS, 'room made');
+  const configMap = (text: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config', namespace: 'default' }, data: { 'greeting.txt': text } });
+  writeFileSync(join(workDir, 'cm.yaml'), configMap('hello v1'));
+  await kubectl('apply', '-f', join(workDir, 'cm.yaml'));
+  const pod = podManifest('with-config') as { spec: Record<string, unknown> & { containers: Array<Record<string, unknown>> } };
+  pod.spec.volumes = [{ name: 'config', configMap: { name: 'app-config' } }];
+  pod.spec.containers[0].volumeMounts = [{ name: 'config', mountPath: '/etc/app' }];
+  writeFileSync(join(workDir, 'with-config.yaml'), stringify(pod));
+  await kubectl('apply', '-f', join(workDir, 'with-config.yaml'));
+  await waitUntil(async () => (await widePods()).get('with-config')?.[2] === 'Running', TIMEOUT_MS, 'with-config Running');
+  const uid = JSON.parse(await kubectl('get', 'pod', 'with-config', '-o', 'json')).metadata.uid;
+  // The volume as the runtime mounts it into the container: the kubelet's directory on the host.
+  const file = join(kubelet.rootDir, 'pods', uid, 'volumes', 'kubernetes.io~configmap', 'config', 'greeting.txt');
+  assert.equal(readFileSync(file, 'utf8'), 'hello v1');
+  writeFileSync(join(workDir, 'cm.yaml'), configMap('hello v2'));
+  await kubectl('apply', '-f', join(workDir, 'cm.yaml'));
+  await waitUntil(async () => readFileSync(file, 'utf8') === 'hello v2', TIMEOUT_MS, 'the update in the mounted volume');
+});
+
+test('a pod whose Secret does not exist yet waits with CreateContainerConfigError and starts once it is created', async () => {
+  const pod = podManifest('needs-secret') as { spec: { containers: Array<Record<string, unknown>> } };
+  pod.spec.containers[0].env = [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db-credentials', key: 'password' } } }];
+  writeFileSync(join(workDir, 'needs-secret.yaml'), stringify(pod));
+  await kubectl('apply', '-f', join(workDir, 'needs-secret.yaml'));
+  await waitUntil(async () => (await widePods()).get('needs-secret')?.[2] === 'CreateContainerConfigError', TIMEOUT_MS, 'CreateContainerConfigError');
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-credentials', namespace: 'default' }, type: 'Opaque', data: { password: Buffer.from('s3cret').toString('base64') } };
+  writeFileSync(join(workDir, 'secret.yaml'), stringify(secret));
+  await kubectl('apply', '-f', join(workDir, 'secret.yaml'));
+  await waitUntil(async () => (await widePods()).get('needs-secret')?.[2] === 'Running', TIMEOUT_MS, 'needs-secret Running once the Secret exists');
 });

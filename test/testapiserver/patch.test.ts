@@ -14,10 +14,18 @@ describe('strategicMerge', () => {
       want: { conditions: [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'True' }, { type: 'PodScheduled', status: 'True' }] },
     },
     {
-      name: 'merges container statuses by name, deletes with $patch: delete',
-      original: { containerStatuses: [{ name: 'a', ready: false }, { name: 'b', ready: true }] },
-      patch: { containerStatuses: [{ name: 'a', ready: true }, { name: 'b', $patch: 'delete' }] },
-      want: { containerStatuses: [{ name: 'a', ready: true }] },
+      name: 'merges containers by name, deletes with $patch: delete',
+      original: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] },
+      patch: { containers: [{ name: 'a', image: 'z' }, { name: 'b', $patch: 'delete' }] },
+      want: { containers: [{ name: 'a', image: 'z' }] },
+    },
+    {
+      // PodStatus.containerStatuses has no patchMergeKey upstream: a status patch replaces it whole,
+      // so a container's old waiting state never lingers beside its new running state.
+      name: 'replaces container statuses whole',
+      original: { containerStatuses: [{ name: 'a', state: { waiting: { reason: 'CreateContainerConfigError' } } }] },
+      patch: { containerStatuses: [{ name: 'a', state: { running: { startedAt: 't' } } }] },
+      want: { containerStatuses: [{ name: 'a', state: { running: { startedAt: 't' } } }] },
     },
     {
       name: 'replaces lists without a merge key and removes null fields',

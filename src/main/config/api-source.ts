@@ -66,6 +66,8 @@ export class ApiSource {
       this.onError(err);
       return;
     }
+    // ListWatch.stop() misses a watch it opens right after a list that was under way.
+    if (this.stopped) void this.listWatch!.stop();
     if (this.stopped || this.attemptFailed) return;
     if (this.failing) {
       this.failing = false;

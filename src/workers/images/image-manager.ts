@@ -6,7 +6,9 @@
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import { ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
-import type { PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
+import type { PodApiData, PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
+import type { AuthConfig } from '../../generated/cri/runtime/v1/AuthConfig.js';
+import { pullAuthsFor } from './pull-secrets.js';
 import type { Container, Pod } from '../../shared/types.js';
 
 export const INITIAL_PULL_BACKOFF_MS = 10_000;
@@ -47,7 +49,7 @@ export class ImageManager {
   ) {}
 
   /** Resolves with the image reference to create the container from, and how it was had. */
-  async ensureImage(pod: Pod, container: Container, nowMs: number): Promise<EnsuredImage> {
+  async ensureImage(pod: Pod, container: Container, nowMs: number, apiData?: PodApiData): Promise<EnsuredImage> {
     const image = container.image ?? '';
     const policy = effectivePullPolicy(container);
     if (policy !== 'Always') {
@@ -71,7 +73,13 @@ export class ImageManager {
       );
     }
     const pullStartedMs = Date.now();
-    const outcome = await this.pullThroughCoordinator(image);
+    let auths: AuthConfig[];
+    try {
+      auths = pullAuthsFor(image, pod, apiData);
+    } catch (err) {
+      throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, (err as Error).message, { reason: 'ErrImagePull', container: container.name });
+    }
+    const outcome = await this.pullThroughCoordinator(image, auths, (pod.spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
     if (outcome.ok) {
       this.backoffByKey.delete(key);
       const pullMs = Date.now() - pullStartedMs;
@@ -87,6 +95,19 @@ export class ImageManager {
     });
   }
 
+  private async pullWithEach(image: string, auths: AuthConfig[]): Promise<string> {
+    if (auths.length === 0) return (await this.cri.pullImage({ image: { image } })).image_ref;
+    let lastError: unknown;
+    for (const auth of auths) {
+      try {
+        return (await this.cri.pullImage({ image: { image }, auth })).image_ref;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    throw lastError;
+  }
+
   /** Forgets the pull backoff of a pod that is gone. */
   forgetPod(uid: string): void {
     for (const key of this.backoffByKey.keys()) if (key.startsWith(`${uid}/`)) this.backoffByKey.delete(key);
@@ -97,15 +118,21 @@ export class ImageManager {
     return reply.image?.id ? { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0) } : undefined;
   }
 
-  private async pullThroughCoordinator(image: string): Promise<PullOutcome> {
-    const grant = await this.pulls.acquire(image, this.shardIndex);
+  /**
+   * Pulls once node-wide per image and credentials (a pod without the secrets must
+   * not ride on another pod's authorised pull), trying each credential in turn as
+   * upstream does, anonymously when there is none.
+   */
+  private async pullThroughCoordinator(image: string, auths: AuthConfig[], secretNames: string[]): Promise<PullOutcome> {
+    const key = secretNames.length > 0 ? `${image}#${[...secretNames].sort().join(',')}` : image;
+    const grant = await this.pulls.acquire(key, this.shardIndex);
     if (grant.role === 'follower') return grant.outcome;
     let outcome: PullOutcome;
     const startedMs = Date.now();
     try {
-      const reply = await this.cri.pullImage({ image: { image } });
-      outcome = { ok: true, imageRef: reply.image_ref };
-      this.logger.info({ image, imageRef: reply.image_ref, durationMs: Date.now() - startedMs }, 'Pulled image');
+      const imageRef = await this.pullWithEach(image, auths);
+      outcome = { ok: true, imageRef };
+      this.logger.info({ image, imageRef, durationMs: Date.now() - startedMs }, 'Pulled image');
     } catch (err) {
       const message = `Failed to pull image "${image}": ${(err as Error).message}`;
       outcome = { ok: false, error: toWire(new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, message, { image })) };

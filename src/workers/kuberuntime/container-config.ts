@@ -5,7 +5,7 @@
 // etc-hosts, the log directory) are small and local.
 import { mkdirSync } from 'node:fs';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
-import type { ShardSettings } from '../../shared/shard-protocol.js';
+import type { PodApiData, ShardSettings } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { ContainerConfig } from '../../generated/cri/runtime/v1/ContainerConfig.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
@@ -32,6 +32,10 @@ export interface ContainerConfigArgs {
   settings: ShardSettings;
   /** Volume name → host path, from setupPodVolumes. */
   volumePaths: Record<string, string>;
+  /** Cluster mode: the ConfigMaps and Secrets env and envFrom refer to. */
+  apiData?: PodApiData;
+  /** Receives pod warning events raised while building the config (InvalidEnvironmentVariableNames). */
+  recordWarning?: (reason: string, message: string) => void;
   /** Resource computation overrides (tests). */
   resourceOptions?: ResourceOptions;
 }
@@ -54,7 +58,14 @@ export function buildContainerConfig(args: ContainerConfigArgs): ContainerConfig
 function generateContainerConfig(args: ContainerConfigArgs): ContainerConfig {
   const { pod, container, settings, restartCount } = args;
   const podIPs = effectivePodIPs(pod, args.podIPs, settings);
-  const envs = makeEnvironmentVariables({ pod, container, podIPs, settings });
+  const envs = makeEnvironmentVariables({
+    pod,
+    container,
+    podIPs,
+    settings,
+    apiData: args.apiData,
+    recordWarning: args.recordWarning,
+  });
   const { command, commandArgs } = expandCommandAndArgs(container, envs);
   const names = podHostnameAndDomain(pod, settings.clusterDomain);
   const mounts = makeMounts({ pod, container, volumePaths: args.volumePaths, envs, podIPs, names, settings });

@@ -66,9 +66,15 @@ function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Mount {
   return {
     host_path: hostPath,
     container_path: volumeMount.mountPath,
-    readonly: volumeMount.readOnly === true,
+    readonly: volumeMount.readOnly === true || isApiContentVolume(args.pod, volumeMount.name),
     propagation: translateMountPropagation(args, volumeMount),
   };
+}
+
+/** ConfigMap, Secret, downwardAPI and projected volumes are always mounted read-only, as upstream. */
+function isApiContentVolume(pod: Pod, volumeName: string): boolean {
+  const volume = pod.spec?.volumes?.find((candidate) => candidate.name === volumeName);
+  return Boolean(volume?.configMap || volume?.secret || volume?.downwardAPI || volume?.projected);
 }
 
 /** As ExpandContainerVolumeMounts: every referenced variable must be set and non-empty. */

@@ -7,6 +7,7 @@ import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels
 import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
+import type { PodApiData } from '../../shared/shard-protocol.js';
 import { buildContainerConfig } from './container-config.js';
 import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 
@@ -20,6 +21,8 @@ export interface StartTarget {
   volumePaths: Record<string, string>;
   runtime: RuntimePodStatus;
   nowMs: number;
+  /** Cluster mode: the ConfigMaps, Secrets and tokens the pod refers to. */
+  apiData?: PodApiData;
 }
 
 /** Waiting reason and message a failed start leaves on the container, as upstream's sync result. */
@@ -36,7 +39,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   const image = container.image ?? '';
   let imageRef: string;
   try {
-    const ensured = await deps.images.ensureImage(pod, container, target.nowMs);
+    const ensured = await deps.images.ensureImage(pod, container, target.nowMs, target.apiData);
     imageRef = ensured.imageRef;
     if (ensured.alreadyPresent) {
       recordEvent(deps, 'Normal', 'Pulled', EventMessages.imageAlreadyPresent(image), fieldPath);
@@ -65,6 +68,8 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
       podIPs: target.podIPs,
       settings: deps.settings,
       volumePaths: target.volumePaths,
+      apiData: target.apiData,
+      recordWarning: (reason, message) => recordEvent(deps, 'Warning', reason, message),
     });
   } catch (err) {
     const failure = failureFrom(err, 'CreateContainerConfigError');

@@ -8,6 +8,7 @@ import { EventMessages } from '../../shared/events/event-types.js';
 import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
+import type { PodApiData } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { setupPodVolumes } from '../volumes/pod-volumes.js';
@@ -29,7 +30,7 @@ export interface SyncOutcome {
 }
 
 /** Brings the runtime in line with the pod spec. */
-export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promise<SyncOutcome> {
+export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, apiData?: PodApiData): Promise<SyncOutcome> {
   const uid = pod.metadata?.uid ?? '';
   const runtime = await getRuntimePodStatus(deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
   const actions = computePodActions(pod, runtime, nowMs);
@@ -61,7 +62,10 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promi
     outcome.changed = true;
   }
   if (actions.initFailed) return outcome;
-  await startWhatIsDue(deps, pod, runtime, actions, outcome, nowMs);
+  // Volumes are set up at every sync of a live pod, as upstream's WaitForAttachAndMount,
+  // so that an updated ConfigMap or Secret reaches running containers.
+  const volumePaths = await setUpVolumes(deps, pod, apiData);
+  await startWhatIsDue(deps, { pod, runtime, actions, outcome, nowMs, volumePaths, apiData });
   if (outcome.changed) {
     outcome.runtime = await getRuntimePodStatus(deps.cri, uid, runtime.name, runtime.namespace);
   }
@@ -69,17 +73,30 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number): Promi
   return outcome;
 }
 
-async function startWhatIsDue(
-  deps: RuntimeDeps,
-  pod: Pod,
-  runtime: RuntimePodStatus,
-  actions: PodActions,
-  outcome: SyncOutcome,
-  nowMs: number,
-): Promise<void> {
+/** Upstream's FailedMount: the pod stays in ContainerCreating and the sync is retried. */
+async function setUpVolumes(deps: RuntimeDeps, pod: Pod, apiData: PodApiData | undefined): Promise<Record<string, string>> {
+  try {
+    return await setupPodVolumes(pod, deps.settings, apiData);
+  } catch (err) {
+    recordEvent(deps, 'Warning', 'FailedMount', (err as Error).message);
+    throw err;
+  }
+}
+
+interface StartPlan {
+  pod: Pod;
+  runtime: RuntimePodStatus;
+  actions: PodActions;
+  outcome: SyncOutcome;
+  nowMs: number;
+  volumePaths: Record<string, string>;
+  apiData?: PodApiData;
+}
+
+async function startWhatIsDue(deps: RuntimeDeps, plan: StartPlan): Promise<void> {
+  const { pod, runtime, actions, outcome, nowMs, volumePaths, apiData } = plan;
   const initToStart = actions.nextInitContainerToStart;
   if (!actions.createSandbox && initToStart === null && actions.containersToStart.length === 0) return;
-  const volumePaths = await setupPodVolumes(pod, deps.settings);
   const sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.settings);
   let sandboxId = actions.sandboxId;
   let podIPs = runtime.sandboxes[0]?.ips ?? [];
@@ -89,7 +106,7 @@ async function startWhatIsDue(
     podIPs = created.podIPs;
     outcome.changed = true;
   }
-  const base = { pod, sandboxId, sandboxConfig, podIPs, volumePaths, runtime, nowMs };
+  const base = { pod, sandboxId, sandboxConfig, podIPs, volumePaths, runtime, nowMs, apiData };
   if (initToStart !== null) {
     const container = (pod.spec?.initContainers ?? []).find((c) => c.name === initToStart);
     if (container) await start(deps, { ...base, container, type: CONTAINER_TYPE_INIT }, outcome);

@@ -71,9 +71,14 @@ function podMemoryLimitBytes(pod: Pod): number {
 
 /** Unmounts every tmpfs under the pod's emptyDir directory. */
 export async function teardownEmptyDirs(rootDir: string, podUid: string): Promise<void> {
+  await unmountPluginTmpfs(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME);
+}
+
+/** Unmounts every tmpfs under one plugin's directory of the pod (emptyDir, and the memory-backed secret and projected volumes). */
+export async function unmountPluginTmpfs(rootDir: string, podUid: string, pluginName: string): Promise<void> {
   let pluginDir: string;
   try {
-    pluginDir = await realpath(podPluginVolumesDir(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME));
+    pluginDir = await realpath(podPluginVolumesDir(rootDir, podUid, pluginName));
   } catch {
     return;
   }
@@ -84,7 +89,7 @@ export async function teardownEmptyDirs(rootDir: string, podUid: string): Promis
     } catch (err) {
       throw new ShardletError(
         ErrorCodes.VOLUME_SETUP,
-        `UnmountVolume.TearDown failed for emptyDir tmpfs ${entry.mountPoint} of pod ${podUid}: ${(err as Error).message}`,
+        `UnmountVolume.TearDown failed for tmpfs ${entry.mountPoint} of pod ${podUid}: ${(err as Error).message}`,
         { podUid, path: entry.mountPoint },
       );
     }

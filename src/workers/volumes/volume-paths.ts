@@ -1,11 +1,16 @@
 // The kubelet's per-pod directory layout under --root-dir, as upstream's
 // kubelet_getters.go and the volume plugins' GetPath():
 //   <rootDir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<volume>
+//   <rootDir>/pods/<uid>/volumes/kubernetes.io~configmap/<volume>   (~secret, ~downward-api, ~projected)
 //   <rootDir>/pods/<uid>/containers/<container>/<random>   (termination-log files)
 //   <rootDir>/pods/<uid>/etc-hosts
 import { join } from 'node:path';
 
 export const EMPTY_DIR_PLUGIN_NAME = 'kubernetes.io/empty-dir';
+export const CONFIG_MAP_PLUGIN_NAME = 'kubernetes.io/configmap';
+export const SECRET_PLUGIN_NAME = 'kubernetes.io/secret';
+export const DOWNWARD_API_PLUGIN_NAME = 'kubernetes.io/downward-api';
+export const PROJECTED_PLUGIN_NAME = 'kubernetes.io/projected';
 
 /** Plugin names become directory names with "/" escaped as "~", as utilstrings.EscapeQualifiedName. */
 export function escapePluginName(pluginName: string): string {
@@ -30,6 +35,11 @@ export function podPluginVolumesDir(rootDir: string, podUid: string, pluginName:
 
 export function emptyDirPath(rootDir: string, podUid: string, volumeName: string): string {
   return join(podPluginVolumesDir(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME), volumeName);
+}
+
+/** A volume's directory under its plugin's, as each plugin's GetPath(). */
+export function pluginVolumePath(rootDir: string, podUid: string, pluginName: string, volumeName: string): string {
+  return join(podPluginVolumesDir(rootDir, podUid, pluginName), volumeName);
 }
 
 export function podContainerDir(rootDir: string, podUid: string, containerName: string): string {

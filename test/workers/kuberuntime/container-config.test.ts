@@ -264,3 +264,24 @@ test('container config: /etc/hosts with a subdomain, host aliases, or the host n
   const own = configFor(makePod({ containers: [ownHosts] }), ownHosts, { volumePaths: { h: '/etc/hosts' } }).mounts!;
   assert.deepEqual(own.map((m) => m.container_path), ['/etc/hosts']);
 });
+
+test('container config: apiData reaches env (and command expansion); a missing Secret is CreateContainerConfigError', () => {
+  const container = makeContainer({
+    command: ['run', '--level=$(LEVEL)'],
+    envFrom: [{ configMapRef: { name: 'app' } }],
+    env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'api', key: 'token' } } }],
+  });
+  const pod = makePod({ containers: [container] });
+  const apiData = {
+    configMaps: { app: { data: { LEVEL: 'debug' }, binaryData: {} } },
+    secrets: { api: { type: 'Opaque', data: { token: Buffer.from('t0k').toString('base64') } } },
+    serviceAccountTokens: {},
+  };
+  const config = configFor(pod, container, { apiData });
+  assert.deepEqual(config.envs, [{ key: 'LEVEL', value: 'debug' }, { key: 'TOKEN', value: 't0k' }]);
+  assert.deepEqual(config.command, ['run', '--level=debug']);
+  assert.throws(() => configFor(pod, container, { apiData: { ...apiData, secrets: { api: null } } }), {
+    code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
+    message: 'secret "api" not found',
+  });
+});

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { totalmem } from 'node:os';
-import { makeEnvironmentVariables } from '../../../src/workers/kuberuntime/env.js';
+import type { PodApiData } from '../../../src/shared/shard-protocol.js';
+import { isEnvVarName, makeEnvironmentVariables } from '../../../src/workers/kuberuntime/env.js';
 import { makeContainer, makePod, makeSettings, POD_UID } from './fixtures.js';
 
 const settings = makeSettings();
@@ -120,4 +121,88 @@ test('env: configMap, secret and envFrom are refused as needing the API server',
 test('env: an unsupported fieldPath is a config error', () => {
   const container = makeContainer({ env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }] });
   assert.throws(() => envOf(container), { code: 'SHARDLET_CREATE_CONTAINER_CONFIG', message: /unsupported fieldPath: spec.bogus/ });
+});
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const clusterData: PodApiData = {
+  configMaps: {
+    app: { data: { LEVEL: 'debug', 'db.host': 'pg', '1BAD': 'x', 'has space': 'y' }, binaryData: { BLOB: b64('bin') } },
+    gone: null,
+  },
+  secrets: { db: { type: 'Opaque', data: { PASSWORD: b64('hunter2'), USER: b64('app') } }, later: null },
+  serviceAccountTokens: {},
+};
+
+function clusterEnv(container: ReturnType<typeof makeContainer>, warnings: string[] = []) {
+  const pod = makePod({ containers: [container] });
+  const list = makeEnvironmentVariables({
+    pod,
+    container,
+    podIPs: [],
+    settings,
+    apiData: clusterData,
+    recordWarning: (reason, message) => warnings.push(`${reason}: ${message}`),
+  });
+  return list;
+}
+
+test('env: configMapKeyRef and secretKeyRef read the API objects; optional misses leave the variable unset', () => {
+  const container = makeContainer({
+    env: [
+      { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'app', key: 'LEVEL' } } },
+      { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'PASSWORD' } } },
+      { name: 'URL', value: 'pg://$(DB_PASSWORD)@$(LEVEL)' },
+      { name: 'OPT_KEY', valueFrom: { configMapKeyRef: { name: 'app', key: 'missing', optional: true } } },
+      { name: 'OPT_CM', valueFrom: { configMapKeyRef: { name: 'gone', key: 'k', optional: true } } },
+      { name: 'OPT_SECRET', valueFrom: { secretKeyRef: { name: 'later', key: 'k', optional: true } } },
+      { name: 'BINARY', valueFrom: { configMapKeyRef: { name: 'app', key: 'BLOB', optional: true } } },
+    ],
+  });
+  assert.deepEqual(clusterEnv(container), [
+    { name: 'LEVEL', value: 'debug' },
+    { name: 'DB_PASSWORD', value: 'hunter2' },
+    { name: 'URL', value: 'pg://hunter2@debug' },
+  ]);
+});
+
+test('env: envFrom adds prefixed keys before env, skips invalid names with a warning, env wins', () => {
+  const warnings: string[] = [];
+  const container = makeContainer({
+    envFrom: [
+      { configMapRef: { name: 'app' } },
+      { prefix: 'DB_', secretRef: { name: 'db' } },
+      { configMapRef: { name: 'gone', optional: true } },
+    ],
+    env: [{ name: 'LEVEL', value: 'warn-$(DB_USER)' }],
+  });
+  const env = Object.fromEntries(clusterEnv(container, warnings).map((e) => [e.name, e.value]));
+  assert.deepEqual(env, { LEVEL: 'warn-app', 'db.host': 'pg', DB_PASSWORD: 'hunter2', DB_USER: 'app' });
+  assert.deepEqual(warnings, [
+    'InvalidEnvironmentVariableNames: Keys [1BAD, has space] from the EnvFrom configMap shop/app were skipped since they are considered invalid environment variable names.',
+  ]);
+});
+
+test('env: a missing ConfigMap, Secret or key is CreateContainerConfigError with upstream messages', () => {
+  const cases: Array<[ReturnType<typeof makeContainer>, string]> = [
+    [makeContainer({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'gone', key: 'k' } } }] }), 'configmap "gone" not found'],
+    [makeContainer({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'unknown', key: 'k' } } }] }), 'configmap "unknown" not found'],
+    [makeContainer({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'app', key: 'k' } } }] }), "couldn't find key k in ConfigMap shop/app"],
+    [makeContainer({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'later', key: 'k' } } }] }), 'secret "later" not found'],
+    [makeContainer({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'db', key: 'k' } } }] }), "couldn't find key k in Secret shop/db"],
+    [makeContainer({ envFrom: [{ configMapRef: { name: 'gone' } }] }), 'configmap "gone" not found'],
+    [makeContainer({ envFrom: [{ secretRef: { name: 'later' } }] }), 'secret "later" not found'],
+  ];
+  for (const [container, message] of cases) {
+    assert.throws(() => clusterEnv(container), (err: Error & { code?: string; details?: Record<string, unknown> }) => {
+      assert.equal(err.code, 'SHARDLET_CREATE_CONTAINER_CONFIG');
+      assert.equal(err.message, message);
+      assert.equal(err.details?.reason, 'CreateContainerConfigError');
+      return true;
+    });
+  }
+});
+
+test('env: isEnvVarName as upstream validation.IsEnvVarName', () => {
+  for (const name of ['A', 'my.env-name', 'MY_ENV.NAME', '_x', '.a', '-a']) assert.equal(isEnvVarName(name), true, name);
+  for (const name of ['', '1A', 'a b', '.', '..', '..a', 'a=b', 'ü']) assert.equal(isEnvVarName(name), false, name);
 });

@@ -88,13 +88,13 @@ test('pod volumes: tmpfs size follows node memory, the pod limit and sizeLimit',
   assert.equal(emptyDirMemorySizeBytes(partly, undefined, node), node);
 });
 
-test('pod volumes: API-backed and unknown volume types are refused', async () => {
+test('pod volumes: without API data (standalone), API-backed and unknown volume types are refused', async () => {
   const { settings } = fixture();
   const cases: Array<[Volume, RegExp]> = [
-    [{ name: 'cfg', configMap: { name: 'c' } }, /configMap volumes need the API server \(not yet supported\)/],
+    [{ name: 'cfg', configMap: { name: 'c' } }, /configMap volumes need the API server \(run with --kubeconfig\)/],
     [{ name: 'sec', secret: { secretName: 's' } }, /secret volumes need the API server/],
     [{ name: 'tok', projected: { sources: [] } }, /projected volumes need the API server/],
-    [{ name: 'info', downwardAPI: { items: [] } }, /downwardAPI volumes need the API server/],
+    [{ name: 'claim', persistentVolumeClaim: { claimName: 'c' } }, /persistentVolumeClaim volumes need the API server \(not yet supported\)/],
     [{ name: 'nfs', nfs: { server: 'x', path: '/' } }, /nfs volume type is not supported/],
   ];
   for (const [volume, pattern] of cases) {
