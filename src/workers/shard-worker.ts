@@ -22,8 +22,9 @@ export default async function runShardTask(task: ShardTask): Promise<SyncPodResu
   if (task.op === 'exit') {
     if (!boot.faultInjection) throw new Error('fault injection is not enabled for this shard');
     logger.warn('Shard thread exiting on request (fault injection)');
-    setImmediate(() => process.exit(1));
-    return undefined;
+    logger.flush();
+    // Ends the thread without an answer: the caller sees the task fail as a lost shard's would.
+    process.exit(1);
   }
   return shard.sync(task.request);
 }

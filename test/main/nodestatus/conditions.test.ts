@@ -9,16 +9,7 @@ import {
   runtimeNotReadyMessage,
   type NodeHealth,
 } from '../../../src/main/nodestatus/conditions.js';
-
-const HEALTHY: NodeHealth = {
-  runtimeReady: true,
-  runtimeMessage: '',
-  networkReady: true,
-  networkMessage: '',
-  memoryPressure: false,
-  diskPressure: false,
-  pidPressure: false,
-};
+import { HEALTHY } from './fixtures.js';
 
 const T0 = new Date('2024-05-01T10:00:00Z');
 const T1 = new Date('2024-05-01T10:00:10.750Z');

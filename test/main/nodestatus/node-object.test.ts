@@ -9,6 +9,7 @@ import {
   nodeAddresses,
   normalizeRuntimeVersion,
 } from '../../../src/main/nodestatus/node-object.js';
+import { HEALTHY } from './fixtures.js';
 
 const MACHINE: MachineInfo = {
   numCores: 2,
@@ -126,15 +127,7 @@ test('initialNode carries labels, taints, spec and status as upstream', () => {
 
 test('initialNode without taints or CIDR leaves the spec empty, conditions when health is given', () => {
   const node = initialNode(options({ nodeIPs: ['10.1.1.1'] }), MACHINE, { runtimeName: 'containerd', runtimeVersion: '1.7.0' }, 'v1.32.0', {
-    health: {
-      runtimeReady: true,
-      runtimeMessage: '',
-      networkReady: true,
-      networkMessage: '',
-      memoryPressure: false,
-      diskPressure: false,
-      pidPressure: false,
-    },
+    health: HEALTHY,
     now: new Date('2024-05-01T10:00:00Z'),
   });
   assert.deepEqual(node.spec, {});
