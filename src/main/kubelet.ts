@@ -7,7 +7,6 @@ import { CriClient } from '../shared/cri/client.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
-import { CONFIG_SOURCE_ANNOTATION } from '../shared/labels.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import { loadKubeClients } from './apiclient/kube-client.js';
 import { ApiSource } from './config/api-source.js';
@@ -35,6 +34,7 @@ import { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { podObject } from '../shared/events/event-types.js';
 import { statusSummary } from './status/pod-status-cache.js';
 import { SyncLoop } from './sync-loop.js';
+import { isApiPod, podRef } from '../shared/pod-kinds.js';
 
 /** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
 export const SYNC_TICK_MS = 1_000;
@@ -334,10 +334,3 @@ export class Kubelet {
   }
 }
 
-function isApiPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION] === API_SOURCE;
-}
-
-function podRef(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-}

@@ -3,11 +3,12 @@
 // the work itself runs in the pod's shard through the pod workers.
 import type { Logger } from 'pino';
 import type { RelistResult, RuntimePodRef } from '../workers/pleg/relist.js';
-import { isMirrorPod, type PodManager } from './pod/pod-manager.js';
+import type { PodManager } from './pod/pod-manager.js';
 import type { PodWorkers } from './podworkers/pod-workers.js';
 import type { PodStatusCache } from './status/pod-status-cache.js';
 import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
+import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
 
 export interface SyncLoopDeps {
   podManager: PodManager;
@@ -162,8 +163,4 @@ export class SyncLoop {
       podWorkers.updatePod({ type: 'kill', pod: orphan, removeFromRuntime: true });
     }
   }
-}
-
-function podRef(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
 }

@@ -2,9 +2,9 @@
 // v1qos.ComputePodQOS and pkg/kubelet/qos/policy.go GetContainerOOMScoreAdjust.
 // Requests are read as the API server's defaulting leaves them (a missing request
 // takes the limit), because manifests from files reach us undefaulted.
-import { CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './labels.js';
 import { parseBytes, parseCpuMillis, type QuantityInput } from './quantity.js';
-import { API_SOURCE, type Container, type Pod } from './types.js';
+import type { Container, Pod } from './types.js';
+import { isMirrorPod, isStaticPod } from './pod-kinds.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
@@ -70,10 +70,7 @@ function addPositive(totals: Map<string, number>, resources: ResourceMap): Set<s
 
 /** As kubetypes.IsCriticalPod: static, mirror, or priority at system-critical level. */
 export function isCriticalPod(pod: Pod): boolean {
-  const annotations = pod.metadata?.annotations ?? {};
-  const source = annotations[CONFIG_SOURCE_ANNOTATION];
-  if (source !== undefined && source !== API_SOURCE) return true;
-  if (annotations[CONFIG_MIRROR_ANNOTATION] !== undefined) return true;
+  if (isStaticPod(pod) || isMirrorPod(pod)) return true;
   return (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
 }
 

@@ -8,6 +8,7 @@ import { ErrorCodes } from '../../shared/errors.js';
 import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from '../../shared/labels.js';
 import { canonicalJson } from '../../shared/manifest/static-pod.js';
 import { podFullName, podUid, type ObjectMeta, type Pod, type PodOperation, type PodUpdate } from '../../shared/types.js';
+import { podRef } from '../../shared/pod-kinds.js';
 
 /** Annotations the kubelet itself puts on pods; a source changing them is not a change of the pod. */
 const LOCAL_ANNOTATIONS = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
@@ -213,6 +214,3 @@ function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, val
   else target[key] = value;
 }
 
-function podRef(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-}

@@ -1,13 +1,7 @@
 // The pods the kubelet should run, as the config merge last said: upstream's
 // basicPodManager, by UID and by full name. Mirror pods (the API server's copies of
 // static pods) are kept apart: they are never run.
-import { CONFIG_MIRROR_ANNOTATION } from '../../shared/labels.js';
 import { podFullName, podUid, type Pod } from '../../shared/types.js';
-
-/** A mirror pod carries the config.mirror annotation (upstream's IsMirrorPod). */
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
-}
 
 export class PodManager {
   private readonly podsByUid = new Map<string, Pod>();

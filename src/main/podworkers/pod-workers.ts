@@ -3,9 +3,9 @@
 // arrive meanwhile to the latest spec, and walks SyncPod → SyncTerminatingPod →
 // SyncTerminatedPod. The syncs themselves run on the pod's shard.
 import type { Logger } from 'pino';
-import { CONFIG_SOURCE_ANNOTATION } from '../../shared/labels.js';
 import type { SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
-import { API_SOURCE, podFullName, type Pod, type PodStatus } from '../../shared/types.js';
+import { podFullName, type Pod, type PodStatus } from '../../shared/types.js';
+import { isStaticPod } from '../../shared/pod-kinds.js';
 
 /** Upstream's backOffPeriod: how long a pod waits after a failed sync. */
 export const SYNC_ERROR_BACKOFF_MS = 10_000;
@@ -216,12 +216,11 @@ export class PodWorkers {
 }
 
 function newWork(uid: string, pod: Pod): PodWork {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
   return {
     uid,
     pod,
     fullName: podFullName(pod),
-    isStatic: source !== undefined && source !== API_SOURCE,
+    isStatic: isStaticPod(pod),
     phase: 'syncing',
     removeFromRuntime: false,
     working: false,

@@ -5,12 +5,12 @@
 //   OS label / spec.os → pods, cpu, memory, ephemeral-storage (noderesources.Fits)
 //   → NodeAffinity → NodeName → NodePorts → TaintToleration (NoExecute only, not for static pods).
 import { isCriticalPod } from '../qos.js';
-import { API_SOURCE, podUid, type Pod } from '../types.js';
-import { CONFIG_SOURCE_ANNOTATION } from '../labels.js';
+import { podUid, type Pod } from '../types.js';
 import { hostPortsFit } from './host-ports.js';
 import { requiredNodeAffinityMatches } from './node-affinity.js';
 import { addResources, emptyResources, podRequests, type ResourceVector } from './pod-requests.js';
 import { findUntoleratedTaint, TAINT_EFFECT_NO_EXECUTE, type NodeTaint } from './taints.js';
+import { isStaticPod } from '../pod-kinds.js';
 
 export interface NodeInfoForAdmission {
   name: string;
@@ -67,11 +67,6 @@ function predicateFailure(predicate: string, description: string): AdmitFailure 
   return { reason: predicate, message: `Predicate ${predicate} failed: ${description}`, resource: false };
 }
 
-/** As kubetypes.IsStaticPod: a config source other than the API server. */
-export function isStaticPod(pod: Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
-  return source !== undefined && source !== API_SOURCE;
-}
 
 /** The checks that come before the node info upstream, and that preemption cannot help. */
 function checkPodOS(pod: Pod): AdmitResult | undefined {

@@ -1,7 +1,7 @@
 // The pod phase from its container statuses, as upstream's getPhase (kubelet_pods.go).
 import { isRestartableInitContainer, podRestartPolicy } from '../kuberuntime/container-helpers.js';
-import { CONFIG_SOURCE_ANNOTATION } from '../labels.js';
-import { API_SOURCE, type ContainerStatus, type Pod } from '../types.js';
+import type { ContainerStatus, Pod } from '../types.js';
+import { isStaticPod } from '../pod-kinds.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -95,6 +95,7 @@ function phaseFrom(pod: Pod, c: PhaseCounts, podIsTerminal: boolean): PodPhase {
   if (c.running > 0 && c.unknown === 0) return 'Running';
   if (c.running === 0 && c.stopped > 0 && c.unknown === 0) {
     // A terminal pod's containers will not restart, whatever the policy.
+    // Upstream does not yet give static pods a terminal phase on termination (its TODO #116484).
     if (podIsTerminal && !isStaticPod(pod)) return c.stopped === c.succeeded ? 'Succeeded' : 'Failed';
     if (policy === 'Always') return 'Running';
     if (c.stopped === c.succeeded) return 'Succeeded';
@@ -104,8 +105,3 @@ function phaseFrom(pod: Pod, c: PhaseCounts, podIsTerminal: boolean): PodPhase {
   return 'Pending';
 }
 
-/** Upstream does not yet give static pods a terminal phase on termination (its TODO #116484). */
-function isStaticPod(pod: Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
-  return source !== undefined && source !== API_SOURCE;
-}

@@ -17,6 +17,7 @@ import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-dep
 import { getRuntimePodStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 import { startContainer, type StartFailure } from './start-container.js';
+import { podRef } from '../../shared/pod-kinds.js';
 
 export interface SyncOutcome {
   /** Runtime state after the sync's actions. */
@@ -164,8 +165,4 @@ async function createSandbox(
 function noteRequeue(outcome: SyncOutcome, afterMs: number): void {
   const due = Math.max(afterMs, 0);
   outcome.requeueAfterMs = outcome.requeueAfterMs === undefined ? due : Math.min(outcome.requeueAfterMs, due);
-}
-
-export function podRef(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
 }

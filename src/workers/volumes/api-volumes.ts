@@ -29,6 +29,7 @@ import {
   SECRET_PLUGIN_NAME,
   pluginVolumePath,
 } from './volume-paths.js';
+import { podRef } from '../../shared/pod-kinds.js';
 
 /** The volume directory: readable and traversable by any container user, written only by the kubelet. */
 const API_VOLUME_DIR_MODE = 0o755;
@@ -114,12 +115,12 @@ async function prepareDirectory(directory: string, pod: Pod, memoryBacked: boole
 
 /** As the operation generator's simple error: `MountVolume.SetUp failed for volume "x" : <cause>`. */
 function setUpFailed(pod: Pod, volume: Volume, source: string, directory: string, err: unknown): ShardletError {
-  const podRef = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+  const ref = podRef(pod);
   const cause = (err as Error).message;
   return new ShardletError(ErrorCodes.VOLUME_SETUP, `MountVolume.SetUp failed for volume "${volume.name}" : ${cause}`, {
     // Upstream's event reason; the pod's containers stay waiting with ContainerCreating.
     reason: 'FailedMount',
-    pod: podRef,
+    pod: ref,
     volume: volume.name,
     source,
     path: directory,

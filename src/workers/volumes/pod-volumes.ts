@@ -15,6 +15,7 @@ import { setupEmptyDir, teardownEmptyDirs, unmountPluginTmpfs } from './empty-di
 import { setupHostPath } from './host-path.js';
 import { mountsUnder } from './mountinfo.js';
 import { podDir, podVolumesDir } from './volume-paths.js';
+import { podRef } from '../../shared/pod-kinds.js';
 
 const POD_DIR_MODE = 0o750;
 
@@ -44,12 +45,12 @@ async function setupVolume(pod: Pod, volume: Volume, settings: ShardSettings, ap
     return setupApiVolume(pod, volume, settings, apiData);
   }
   const source = volumeSourceName(volume);
-  const podRef = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+  const ref = podRef(pod);
   let reason = `${source || 'this'} volume type is not supported by shardlet`;
   if (CLUSTER_MODE_SOURCES.has(source)) reason = `${source} volumes need the API server (run with --kubeconfig)`;
   else if (API_BACKED_SOURCES.has(source)) reason = `${source} volumes need the API server (not yet supported)`;
-  throw new ShardletError(ErrorCodes.VOLUME_SETUP, `volume "${volume.name}" of pod ${podRef}: ${reason}`, {
-    pod: podRef,
+  throw new ShardletError(ErrorCodes.VOLUME_SETUP, `volume "${volume.name}" of pod ${ref}: ${reason}`, {
+    pod: ref,
     volume: volume.name,
     source,
   });
