@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CriClient } from '../src/shared/cri/client.js';
 import { startSimRuntime } from '../src/simruntime/server.js';
+import { freePort } from '../src/tools/free-port.js';
 import { percentile } from './stats.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -83,7 +84,7 @@ export async function runScenario(
   const manifests = join(workDir, 'manifests');
   mkdirSync(manifests);
   const runtime = await openRuntime(workDir);
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const kubelet = spawn(
     process.execPath,
     [

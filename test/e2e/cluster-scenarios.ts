@@ -84,9 +84,12 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
 
   after(async () => {
     // Leave the runtime clean: shardlet stops and removes every pod once no source wants it.
-    rmSync(join(kubelet.manifestDir, 'static-web.yaml'), { force: true });
-    await kubectl('delete', 'pods', '--all', '--wait=false').catch(() => undefined);
-    await waitUntil(async () => (await cri.listPodSandbox({})).items.every((s) => s.labels['io.kubernetes.pod.namespace'] !== 'default'), TIMEOUT_MS, 'pods removed').catch(() => undefined);
+    // Each step guards itself, so a failed start-up still closes what did start.
+    if (kubelet) {
+      rmSync(join(kubelet.manifestDir, 'static-web.yaml'), { force: true });
+      await kubectl('delete', 'pods', '--all', '--wait=false').catch(() => undefined);
+      await waitUntil(async () => (await cri.listPodSandbox({})).items.every((s) => s.labels['io.kubernetes.pod.namespace'] !== 'default'), TIMEOUT_MS, 'pods removed').catch(() => undefined);
+    }
     await kubelet?.stop();
     await api?.stop();
     cri?.close();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pod } from '../../src/shared/types.js';
+import { freePort } from '../../src/tools/free-port.js';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(PACKAGE_ROOT, 'dist/src/main/cli.js');
@@ -22,9 +23,6 @@ export interface KubeletProcess {
   stop(): Promise<void>;
 }
 
-export function freePort(): number {
-  return 30000 + Math.floor(Math.random() * 20000);
-}
 
 export async function startKubelet(options: {
   runtimeEndpoint: string;
@@ -37,7 +35,7 @@ export async function startKubelet(options: {
   const manifestDir = join(workDir, 'manifests');
   const rootDir = join(workDir, 'root');
   mkdirSync(manifestDir, { recursive: true });
-  const port = freePort();
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     [
