@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
+import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
@@ -23,6 +24,7 @@ import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { StartupTracker } from './status/startup-tracker.js';
+import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
 import { StatusManager } from './status/status-manager.js';
 import { MirrorPods } from './status/mirror-pods.js';
@@ -47,6 +49,9 @@ export class Kubelet {
   readonly podManager = new PodManager();
   readonly statuses: PodStatusCache;
   readonly startup = new StartupTracker();
+  private readonly runtimeKnownPods = new RuntimeKnownPods();
+  /** CRI calls of every thread, per method (read-only /stats/cri). */
+  readonly criCalls = new CriCallCounts();
   private shards?: ShardPool;
   private podWorkers?: PodWorkers;
   private storage?: PodStorage;
@@ -78,7 +83,7 @@ export class Kubelet {
     const { options, logger } = this;
     logger.info({ nodeName: options.nodeName, workers: options.workers, runtime: options.runtimeEndpoint }, 'Starting shardlet');
     await mkdir(`${options.rootDir}/pods`, { recursive: true });
-    const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs });
+    const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     probe.close();
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
@@ -114,6 +119,7 @@ export class Kubelet {
       onPodForgotten: (uid) => this.apiData?.forgetPod(uid),
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
+    await this.takeRuntimeInventory();
     await this.startSources();
     await this.startServer();
     this.startTimers();
@@ -148,12 +154,15 @@ export class Kubelet {
       clusterDomain: options.clusterDomain,
       resolvConf: options.resolvConf,
       logLevel: levelForVerbosity(options.verbosity),
+      criCallCounts: this.criCalls.buffer,
     };
   }
 
   private syncHost() {
     return {
       runSync: async (request: SyncPodRequest) => {
+        const firstSync = this.runtimeKnownPods.claimFirstSync(request.pod.metadata?.uid ?? '');
+        if (firstSync && request.kind === 'sync') request.runtimeKnownEmpty = true;
         // The shard never talks to the API server: the objects the pod refers to travel with the request.
         if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
         return this.shards!.sync(request);
@@ -161,6 +170,7 @@ export class Kubelet {
       previousStatus: (uid: string) => this.statuses.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
+        if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
         if (pod.spec) this.statuses.set(pod, result.status);
         if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
         for (const event of result.events) this.onPodEvent(pod, event);
@@ -177,7 +187,7 @@ export class Kubelet {
   /** Node registration, node status every nodeStatusUpdateFrequency, and the node Lease heartbeat. */
   private async startNodeStatus(clients: ReturnType<typeof loadKubeClients>): Promise<void> {
     const { options, logger } = this;
-    const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs });
+    const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const nodeStatus = new NodeStatusManager({ clients, options, cri, logger, kubeletVersion: `v${packageVersion()}` });
     this.nodeStatus = nodeStatus;
     const lease = new NodeLeaseController({
@@ -295,6 +305,7 @@ export class Kubelet {
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
         healthy: () => this.syncLoop!.plegHealth(Date.now()),
         startupRecords: () => this.startup.records(),
+        criCalls: () => this.criCalls.snapshot(),
       },
       this.logger,
     );
@@ -320,6 +331,18 @@ export class Kubelet {
       podsByPhase[phase] = (podsByPhase[phase] ?? 0) + 1;
     }
     this.logger.info({ pods: this.podManager.size, podsByPhase, shards: this.shards?.stats() }, 'Kubelet summary');
+  }
+
+  /** The first relist, before any source: what the runtime holds from before this start. */
+  private async takeRuntimeInventory(): Promise<void> {
+    try {
+      const result = await this.shards!.relist();
+      this.syncLoop!.handleRelist(result);
+      this.runtimeKnownPods.takeInventory((result.runtimePods ?? []).map((ref) => ref.uid));
+    } catch (err) {
+      // Without an inventory every sync reads the runtime first: slower, never wrong.
+      this.syncLoop!.handleRelistError(err);
+    }
   }
 
   /** One relist at a time: a slow runtime stretches the period instead of piling relists up. */

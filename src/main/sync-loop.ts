@@ -8,6 +8,7 @@ import type { PodWorkers } from './podworkers/pod-workers.js';
 import type { PodStatusCache } from './status/pod-status-cache.js';
 import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
+import type { PlegEvent } from '../shared/shard-protocol.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
 
 export interface SyncLoopDeps {
@@ -39,6 +40,7 @@ export class SyncLoop {
   private lastRelistOkMs: number;
   /** Pods admission refused: they stay known (with a Failed status) but never get a pod worker. */
   private readonly rejectedUids = new Set<string>();
+
 
   constructor(private readonly deps: SyncLoopDeps) {
     this.lastRelistOkMs = Date.now();
@@ -118,7 +120,7 @@ export class SyncLoop {
     return false;
   }
 
-  /** A relist's events wake the pods they concern; the runtime pod set feeds housekeeping. */
+  /** A relist's events go to the pods they concern; the runtime pod set feeds housekeeping. */
   handleRelist(result: RelistResult): void {
     this.lastRelistOkMs = Date.now();
     if (this.relistFailing) {
@@ -126,8 +128,13 @@ export class SyncLoop {
       this.deps.logger.info('PLEG relist works again');
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
-    const uids = new Set(result.events.map((event) => event.podUid));
-    for (const uid of uids) this.deps.podWorkers.syncNow(uid);
+    const eventsByUid = new Map<string, PlegEvent[]>();
+    for (const event of result.events) {
+      const events = eventsByUid.get(event.podUid) ?? [];
+      events.push(event);
+      eventsByUid.set(event.podUid, events);
+    }
+    for (const [uid, events] of eventsByUid) this.deps.podWorkers.handlePlegEvents(uid, events);
     if (result.events.length > 0) this.deps.logger.trace({ events: result.events }, 'PLEG events');
   }
 

@@ -21,6 +21,8 @@ export interface ShardSettings {
   resolvConf: string;
   /** pino level name for the shard's logger. */
   logLevel: string;
+  /** The node-wide CRI call counters (CriCallCounts.buffer), shared with every thread. */
+  criCallCounts: SharedArrayBuffer;
 }
 
 /** What a pod worker asks its shard to do, as upstream's SyncPod / SyncTerminatingPod / SyncTerminatedPod. */
@@ -37,6 +39,8 @@ export interface SyncPodRequest {
   previousStatus?: PodStatus;
   /** Cluster mode: the API objects the pod's volumes, env and image pulls refer to. */
   apiData?: PodApiData;
+  /** The runtime holds nothing of this pod (its first sync, and it was not there at start-up): no need to read it. */
+  runtimeKnownEmpty?: boolean;
 }
 
 /** A ConfigMap's payload as the API holds it (binaryData base64). */
@@ -86,6 +90,16 @@ export interface SyncPodResult {
   errors: WireError[];
   /** Events the sync's actions produced (Pulled, Created, Started, Killing, BackOff, ...), in order. */
   events: PodEventRecord[];
+  /** When this sync pulled images for the pod: the first pull's start and the last one's end (epoch ms). */
+  imagePulls?: ImagePullInterval;
+  /** The pod's sandboxes and containers by ID as this sync last saw them, in the relist's terms. */
+  runtimeObjects: Record<string, RuntimeObjectState>;
+}
+
+/** The span of a pod's image pulls, which the pod-startup SLO leaves out of the start latency. */
+export interface ImagePullInterval {
+  firstStartedAtMs: number;
+  lastFinishedAtMs: number;
 }
 
 /** An event about the synced pod, as upstream's recorder.Eventf on the pod (or one of its containers). */
@@ -123,4 +137,9 @@ export interface PlegEvent {
   type: PlegEventType;
   /** Container or sandbox ID the event is about. */
   id: string;
+  /** Its state at this relist ('none' once it is gone). */
+  state: RuntimeObjectState | 'none';
 }
+
+/** The coarse state the relist keeps of a sandbox (ready = 'running') or a container. */
+export type RuntimeObjectState = 'running' | 'exited' | 'unknown' | 'created';

@@ -2,10 +2,10 @@
 // channel. The same class runs inside a worker thread (shard-worker.ts) or, with
 // --workers 0, in the main thread.
 import type { Logger } from 'pino';
-import { CriClient } from '../shared/cri/client.js';
 import { toWire } from '../shared/errors.js';
 import type { RuntimePodStatus } from '../shared/runtime-pod.js';
 import type { PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
 import type { Pod } from '../shared/types.js';
 import { ImageManager } from './images/image-manager.js';
@@ -13,6 +13,7 @@ import { killPod, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
 import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
 import { syncPod } from './kuberuntime/sync-pod.js';
+import { openShardCri } from './shard-cri.js';
 import { teardownPodVolumes } from './volumes/pod-volumes.js';
 
 export class Shard {
@@ -25,10 +26,7 @@ export class Shard {
     pulls: PullCoordinatorApi,
     logger: Logger,
   ) {
-    const cri = new CriClient(settings.runtimeEndpoint, {
-      timeoutMs: settings.runtimeRequestTimeoutMs,
-      imageEndpoint: settings.imageEndpoint,
-    });
+    const cri = openShardCri(settings);
     const shardLogger = logger.child({ shard: index });
     this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger), events: [] };
   }
@@ -46,7 +44,7 @@ export class Shard {
     let requeueAfterMs: number | undefined;
     try {
       if (request.kind === 'sync') {
-        const outcome = await syncPod(deps, pod, nowMs, request.apiData);
+        const outcome = await syncPod(deps, pod, nowMs, { apiData: request.apiData, runtimeKnownEmpty: request.runtimeKnownEmpty });
         runtime = outcome.runtime;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
@@ -64,7 +62,7 @@ export class Shard {
       previous: request.previousStatus,
       runtimeName: await this.runtimeNameOnce(),
     });
-    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors, events: deps.events };
+    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors, events: deps.events, imagePulls: deps.imagePulls, runtimeObjects: runtimeObjectStates(runtime) };
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@ function recordingWorkers() {
       updates.push(options);
       known.add(options.pod.metadata!.uid!);
     },
-    syncNow: (uid: string) => woken.push(uid),
+    handlePlegEvents: (uid: string) => woken.push(uid),
     uids: () => [...known],
     has: (uid: string) => known.has(uid),
     isFinished: () => false,
@@ -66,18 +66,19 @@ test('config operations become the pod worker updates upstream makes', () => {
   assert.equal(podManager.get('a'), undefined, 'REMOVE forgets the pod');
 });
 
-test('PLEG events wake each affected pod once', () => {
+test('PLEG events reach each affected pod once', () => {
   const { loop, woken } = setup();
   loop.handleRelist({
     durationMs: 1,
     events: [
-      { podUid: 'a', type: 'ContainerDied', id: 'c1' },
-      { podUid: 'a', type: 'ContainerStarted', id: 'c2' },
-      { podUid: 'b', type: 'ContainerStarted', id: 'c3' },
+      { podUid: 'a', type: 'ContainerDied', id: 'c1', state: 'exited' },
+      { podUid: 'a', type: 'ContainerStarted', id: 'c2', state: 'running' },
+      { podUid: 'b', type: 'ContainerStarted', id: 'c3', state: 'running' },
     ],
   });
   assert.deepEqual(woken.sort(), ['a', 'b']);
 });
+
 
 test('housekeeping stops runtime pods no source wants, only once every source is ready', () => {
   for (const ready of [false, true]) {

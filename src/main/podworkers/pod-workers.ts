@@ -3,7 +3,7 @@
 // arrive meanwhile to the latest spec, and walks SyncPod → SyncTerminatingPod →
 // SyncTerminatedPod. The syncs themselves run on the pod's shard.
 import type { Logger } from 'pino';
-import type { SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
+import type { PlegEvent, RuntimeObjectState, SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
 import { podFullName, type Pod, type PodStatus } from '../../shared/types.js';
 import { isStaticPod } from '../../shared/pod-kinds.js';
 
@@ -42,6 +42,10 @@ interface PodWork {
   finished: boolean;
   /** A create arrived for this UID while it was terminating: start it afresh once it has finished. */
   restartRequested: boolean;
+  /** The pod's sandboxes and containers as its last completed sync saw them. */
+  seenObjects: Record<string, RuntimeObjectState>;
+  /** PLEG events that came while a sync ran: judged against what that sync saw. */
+  parkedEvents: PlegEvent[];
 }
 
 /** Where the pod workers run syncs and report results; implemented by the kubelet. */
@@ -92,14 +96,30 @@ export class PodWorkers {
     this.logger.info({ pod: work.fullName, uid: work.uid }, 'Pod re-added after it terminated; starting it again');
   }
 
-  /** The 1 s tick: run every pod whose resync or backoff is due. */
+  /** The 1 s tick: run every pod whose resync or backoff is due (a sync in flight sets the next due time when it ends). */
   syncDue(nowMs: number): void {
     for (const work of this.workByUid.values()) {
-      if (!work.finished && work.dueAtMs <= nowMs) this.dispatch(work);
+      if (!work.finished && !work.working && work.dueAtMs <= nowMs) this.dispatch(work);
     }
   }
 
-  /** A PLEG event or a replaced shard: look at the pod now. */
+  /**
+   * PLEG events for a pod wake it, except events that only repeat what its last
+   * sync saw (the container that sync started, running): upstream's SyncPod reads
+   * nothing after acting and needs that wake-up to see Running; ours reads what it
+   * made. Events arriving during a sync wait for its result to be judged.
+   */
+  handlePlegEvents(uid: string, events: PlegEvent[]): void {
+    const work = this.workByUid.get(uid);
+    if (!work || work.finished) return;
+    if (work.working) {
+      work.parkedEvents.push(...events);
+      return;
+    }
+    if (hasNews(events, work.seenObjects)) this.syncNow(uid);
+  }
+
+  /** A replaced shard or news from the runtime: look at the pod now. */
   syncNow(uid: string): void {
     const work = this.workByUid.get(uid);
     if (!work || work.finished) return;
@@ -173,6 +193,9 @@ export class PodWorkers {
 
   private completed(work: PodWork, kind: SyncKind, result: SyncPodResult): void {
     work.working = false;
+    work.seenObjects = result.runtimeObjects;
+    if (hasNews(work.parkedEvents, work.seenObjects)) work.pendingSync = true;
+    work.parkedEvents = [];
     this.host.onSyncResult(work.pod, result, kind);
     const nowMs = Date.now();
     if (result.errors.length > 0) {
@@ -201,6 +224,8 @@ export class PodWorkers {
 
   private failed(work: PodWork, kind: SyncKind, err: unknown): void {
     work.working = false;
+    if (work.parkedEvents.length > 0) work.pendingSync = true;
+    work.parkedEvents = [];
     this.host.onSyncFailed(work.pod, kind, err);
     work.dueAtMs = Date.now() + SYNC_ERROR_BACKOFF_MS;
   }
@@ -228,5 +253,12 @@ function newWork(uid: string, pod: Pod): PodWork {
     dueAtMs: 0,
     finished: false,
     restartRequested: false,
+    seenObjects: {},
+    parkedEvents: [],
   };
+}
+
+/** True when some event shows an object in a state the sync did not see it in. */
+function hasNews(events: PlegEvent[], seen: Record<string, RuntimeObjectState>): boolean {
+  return events.some((event) => seen[event.id] !== event.state);
 }

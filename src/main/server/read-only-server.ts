@@ -1,6 +1,7 @@
 // The kubelet's read-only HTTP endpoints on localhost: /healthz, /pods (a PodList
 // with the statuses the shards computed, as upstream's read-only /pods) and
-// /stats/startup (per-pod start latency, read by the bench).
+// /stats/startup (per-pod start latency) and /stats/cri (CRI calls per method), read
+// by the bench.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -11,6 +12,7 @@ export interface ReadOnlyServerSource {
   statusOf(uid: string): PodStatus | undefined;
   healthy(): { ok: boolean; reason: string };
   startupRecords(): unknown[];
+  criCalls(): Record<string, number>;
 }
 
 export class ReadOnlyServer {
@@ -57,6 +59,8 @@ export class ReadOnlyServer {
       }
       case '/stats/startup':
         return send(res, 200, { items: this.source.startupRecords() });
+      case '/stats/cri':
+        return send(res, 200, { calls: this.source.criCalls() });
       default:
         return send(res, 404, { message: `no handler for ${path}` });
     }

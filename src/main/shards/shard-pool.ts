@@ -8,9 +8,9 @@ import { Piscina } from 'piscina';
 import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
-import { CriClient } from '../../shared/cri/client.js';
 import type { ShardSettings, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
 import { Shard } from '../../workers/shard.js';
+import { openShardCri } from '../../workers/shard-cri.js';
 import { Relister, type RelistResult } from '../../workers/pleg/relist.js';
 import type { ShardTask } from '../../workers/shard-worker.js';
 import { PULL_PORT_MESSAGE, type WorkerBootData } from '../../workers/worker-data.js';
@@ -49,8 +49,7 @@ export class ShardPool {
     this.shardCount = Math.max(options.workers, 1);
     if (options.workers === 0) {
       this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger);
-      const cri = new CriClient(options.settings.runtimeEndpoint, { timeoutMs: options.settings.runtimeRequestTimeoutMs });
-      this.inlineRelister = new Relister(cri);
+      this.inlineRelister = new Relister(openShardCri(options.settings));
       return;
     }
     for (let index = 0; index < options.workers; index++) this.threads.push(this.startShardThread(index));

@@ -7,6 +7,7 @@ import type { MethodDefinition } from '@grpc/proto-loader';
 import { loadCriServices, type CriServices } from './load-proto.js';
 import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
+import type { CriCallCounts } from './call-counts.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
@@ -36,6 +37,8 @@ export interface CriClientOptions {
   imageEndpoint?: string;
   /** Deadline of PullImage; DEFAULT_PULL_TIMEOUT_MS when unset. */
   pullTimeoutMs?: number;
+  /** Counts every call made, per method (shardlet's node-wide counters). */
+  callCounts?: CriCallCounts;
 }
 
 /** `unix:///abs/path.sock` as is; a bare absolute path gets the scheme. */
@@ -49,6 +52,7 @@ function channelOptions(): grpc.ChannelOptions {
     'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_RECEIVE_MESSAGE_BYTES,
     'grpc.use_local_subchannel_pool': 1,
+    'grpc.enable_channelz': 0,
     'grpc.keepalive_time_ms': KEEPALIVE_TIME_MS,
     'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
     'grpc.keepalive_permit_without_calls': 0,
@@ -69,12 +73,14 @@ export class CriClient {
   private readonly services: CriServices;
   private readonly runtimeConn: grpc.Client;
   private readonly imageConn: grpc.Client;
+  private readonly callCounts?: CriCallCounts;
 
   constructor(endpoint: string, options: CriClientOptions) {
     this.endpoint = normalizeEndpoint(endpoint);
     this.imageEndpoint = normalizeEndpoint(options.imageEndpoint || endpoint);
     this.timeoutMs = options.timeoutMs;
     this.pullTimeoutMs = options.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS;
+    this.callCounts = options.callCounts;
     this.services = loadCriServices();
     const credentials = grpc.credentials.createInsecure();
     this.runtimeConn = new grpc.Client(this.endpoint, credentials, channelOptions());
@@ -165,6 +171,7 @@ export class CriClient {
     options: { signal?: AbortSignal } = {},
   ): AsyncGenerator<cri.ContainerEventResponse__Output> {
     const method = this.services.runtime.GetContainerEvents;
+    this.callCounts?.record('GetContainerEvents');
     const stream = this.runtimeConn.makeServerStreamRequest(
       method.path,
       method.requestSerialize,
@@ -218,11 +225,13 @@ export class CriClient {
 
   private runtimeCall<Res>(name: keyof CriServices['runtime'] & string, req: object, timeoutMs?: number): Promise<Res> {
     const method = this.services.runtime[name] as unknown as AnyMethod;
+    this.callCounts?.record(name);
     return this.unary(this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }
 
   private imageCall<Res>(name: keyof CriServices['image'] & string, req: object, timeoutMs?: number): Promise<Res> {
     const method = this.services.image[name] as unknown as AnyMethod;
+    this.callCounts?.record(name);
     return this.unary(this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }
 

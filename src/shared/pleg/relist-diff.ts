@@ -1,13 +1,22 @@
 // The comparison at the heart of upstream's GenericPLEG.relist: two snapshots of
 // every sandbox and container the runtime holds, turned into per-pod lifecycle
 // events. Pure, so it is tested on its own and runs wherever the relist runs.
-import type { PlegEvent } from '../shard-protocol.js';
+import type { RuntimePodStatus } from '../runtime-pod.js';
+import type { PlegEvent, RuntimeObjectState } from '../shard-protocol.js';
 
 /** What the relist keeps of one runtime object: its pod and a coarse state. */
 export interface RelistEntry {
   podUid: string;
   kind: 'sandbox' | 'container';
-  state: 'running' | 'exited' | 'unknown' | 'created';
+  state: RuntimeObjectState;
+}
+
+/** A pod's objects in the relist's terms, so a sync's view can be matched against later relist events. */
+export function runtimeObjectStates(runtime: RuntimePodStatus): Record<string, RuntimeObjectState> {
+  const states: Record<string, RuntimeObjectState> = {};
+  for (const sandbox of runtime.sandboxes) states[sandbox.id] = sandbox.state === 'ready' ? 'running' : 'exited';
+  for (const container of runtime.containers) states[container.id] = container.state;
+  return states;
 }
 
 export type RelistSnapshot = Map<string, RelistEntry>;
@@ -20,19 +29,20 @@ function eventFor(id: string, before: RelistEntry | undefined, after: RelistEntr
   const newState = after?.state ?? 'none';
   if (oldState === newState) return undefined;
   const podUid = entry.podUid;
-  if (entry.kind === 'sandbox') return { podUid, type: 'PodSandboxChanged', id };
+  const state = newState;
+  if (entry.kind === 'sandbox') return { podUid, type: 'PodSandboxChanged', id, state };
   switch (newState) {
     case 'running':
-      return { podUid, type: 'ContainerStarted', id };
+      return { podUid, type: 'ContainerStarted', id, state };
     case 'exited':
-      return { podUid, type: 'ContainerDied', id };
+      return { podUid, type: 'ContainerDied', id, state };
     case 'unknown':
-      return { podUid, type: 'ContainerChanged', id };
+      return { podUid, type: 'ContainerChanged', id, state };
     case 'none':
       // A container removed without ever being seen as exited died first, as upstream reports.
-      return oldState === 'exited' ? { podUid, type: 'ContainerRemoved', id } : { podUid, type: 'ContainerDied', id };
+      return oldState === 'exited' ? { podUid, type: 'ContainerRemoved', id, state } : { podUid, type: 'ContainerDied', id, state };
     default:
-      return { podUid, type: 'ContainerChanged', id };
+      return { podUid, type: 'ContainerChanged', id, state };
   }
 }
 

@@ -2,7 +2,7 @@
 // manager, the node settings and a logger. One object per shard.
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
-import type { PodEventRecord, ShardSettings } from '../../shared/shard-protocol.js';
+import type { ImagePullInterval, PodEventRecord, ShardSettings } from '../../shared/shard-protocol.js';
 import type { ImageManager } from '../images/image-manager.js';
 
 export interface RuntimeDeps {
@@ -12,6 +12,8 @@ export interface RuntimeDeps {
   logger: Logger;
   /** The current sync's events; each sync gets a fresh list. */
   events: PodEventRecord[];
+  /** The span of the current sync's image pulls, if it pulled. */
+  imagePulls?: ImagePullInterval;
 }
 
 /** Records an event of the current sync. */
@@ -23,6 +25,16 @@ export function recordEvent(
   fieldPath?: string,
 ): void {
   deps.events.push({ type, reason, message, fieldPath, timestampMs: Date.now() });
+}
+
+/** Widens the current sync's pull span with one pull that just ended after `pullMs`. */
+export function recordImagePull(deps: RuntimeDeps, pullMs: number): void {
+  const finishedAtMs = Date.now();
+  const startedAtMs = finishedAtMs - pullMs;
+  deps.imagePulls = {
+    firstStartedAtMs: Math.min(deps.imagePulls?.firstStartedAtMs ?? Infinity, startedAtMs),
+    lastFinishedAtMs: finishedAtMs,
+  };
 }
 
 export { containerFieldPath } from '../../shared/events/event-types.js';

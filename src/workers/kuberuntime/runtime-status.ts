@@ -24,6 +24,7 @@ import type {
 import type { PodSandbox__Output } from '../../generated/cri/runtime/v1/PodSandbox.js';
 import type { Container__Output } from '../../generated/cri/runtime/v1/Container.js';
 import type { ContainerStatus__Output } from '../../generated/cri/runtime/v1/ContainerStatus.js';
+import type { PodSandboxStatus__Output } from '../../generated/cri/runtime/v1/PodSandboxStatus.js';
 
 const NS_PER_MS = 1_000_000;
 
@@ -33,6 +34,11 @@ const CONTAINER_STATES: Record<string, ContainerRuntimeState> = {
   CONTAINER_EXITED: 'exited',
   CONTAINER_UNKNOWN: 'unknown',
 };
+
+/** The view of a pod the runtime holds nothing of. */
+export function emptyRuntimePodStatus(uid: string, name: string, namespace: string): RuntimePodStatus {
+  return { uid, name, namespace, sandboxes: [], containers: [] };
+}
 
 /** Reads the runtime's view of one pod. */
 export async function getRuntimePodStatus(
@@ -74,17 +80,50 @@ async function readSandbox(cri: CriClient, item: PodSandbox__Output, newest: boo
   if (!newest) return sandbox;
   try {
     const reply = await cri.podSandboxStatus({ pod_sandbox_id: item.id, verbose: false });
-    const status = reply.status;
-    if (!status) return sandbox;
-    sandbox.state = status.state === 'SANDBOX_READY' ? 'ready' : 'notready';
-    sandbox.hostNetwork = status.linux?.namespaces?.options?.network === 'NODE';
-    const network = status.network;
-    if (network?.ip) sandbox.ips = [network.ip, ...network.additional_ips.map((extra) => extra.ip).filter(Boolean)];
-    return sandbox;
+    return reply.status ? sandboxFromStatus(reply.status) : sandbox;
   } catch (err) {
     if (isNotFound(err)) return undefined; // removed between the list and the status call
     throw err;
   }
+}
+
+/** A sandbox as its PodSandboxStatus shows it (state, network, namespaces). */
+export function sandboxFromStatus(status: PodSandboxStatus__Output): RuntimeSandbox {
+  const network = status.network;
+  return {
+    id: status.id,
+    state: status.state === 'SANDBOX_READY' ? 'ready' : 'notready',
+    attempt: status.metadata?.attempt ?? 0,
+    createdAtMs: Number(status.created_at) / NS_PER_MS,
+    ips: network?.ip ? [network.ip, ...network.additional_ips.map((extra) => extra.ip).filter(Boolean)] : [],
+    hostNetwork: status.linux?.namespaces?.options?.network === 'NODE',
+  };
+}
+
+/** Reads one container the caller just made in `sandboxId`; undefined if it is already gone. */
+export async function readCreatedContainer(cri: CriClient, containerId: string, sandboxId: string): Promise<RuntimeContainer | undefined> {
+  let status: ContainerStatus__Output | null;
+  try {
+    status = (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  if (!status) return undefined;
+  // ContainerStatus carries the same labels and annotations as the list entry; only the sandbox ID is ours to add.
+  const item: Container__Output = {
+    id: status.id,
+    pod_sandbox_id: sandboxId,
+    metadata: status.metadata,
+    image: status.image,
+    image_ref: status.image_ref,
+    image_id: status.image_id,
+    state: status.state,
+    created_at: status.created_at,
+    labels: status.labels,
+    annotations: status.annotations,
+  };
+  return toRuntimeContainer(item, status);
 }
 
 async function readContainer(cri: CriClient, item: Container__Output): Promise<RuntimeContainer | undefined> {

@@ -9,7 +9,7 @@ import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import type { PodApiData } from '../../shared/shard-protocol.js';
 import { buildContainerConfig } from './container-config.js';
-import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
+import { containerFieldPath, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
 
 export interface StartTarget {
   pod: Pod;
@@ -23,6 +23,8 @@ export interface StartTarget {
   nowMs: number;
   /** Cluster mode: the ConfigMaps, Secrets and tokens the pod refers to. */
   apiData?: PodApiData;
+  /** Collects the ID of a container once created (even if it then fails to start). */
+  createdIds: string[];
 }
 
 /** Waiting reason and message a failed start leaves on the container, as upstream's sync result. */
@@ -44,6 +46,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     if (ensured.alreadyPresent) {
       recordEvent(deps, 'Normal', 'Pulled', EventMessages.imageAlreadyPresent(image), fieldPath);
     } else {
+      recordImagePull(deps, ensured.pullMs);
       recordEvent(deps, 'Normal', 'Pulling', EventMessages.pullingImage(image), fieldPath);
       const pulled = EventMessages.pulledImage(image, ensured.pullMs, ensured.pullMs, ensured.sizeBytes);
       recordEvent(deps, 'Normal', 'Pulled', pulled, fieldPath);
@@ -84,6 +87,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
       sandbox_config: target.sandboxConfig,
     });
     containerId = created.container_id;
+    target.createdIds.push(containerId);
   } catch (err) {
     recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'CreateContainerError', message: (err as Error).message };

@@ -7,14 +7,14 @@ import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
-import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
+import type { RuntimeContainer, RuntimePodStatus, RuntimeSandbox } from '../../shared/runtime-pod.js';
 import type { PodApiData } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { setupPodVolumes } from '../volumes/pod-volumes.js';
 import { killContainer, killPod, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
 import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
-import { getRuntimePodStatus } from './runtime-status.js';
+import { emptyRuntimePodStatus, getRuntimePodStatus, readCreatedContainer, sandboxFromStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 import { startContainer, type StartFailure } from './start-container.js';
 import { podRef } from '../../shared/pod-kinds.js';
@@ -28,14 +28,30 @@ export interface SyncOutcome {
   requeueAfterMs?: number;
   /** Set when the runtime did something worth a fresh read of the state. */
   changed: boolean;
+  /** Set when something was stopped or killed: only a full read shows what is left. */
+  killed: boolean;
+  /** What this sync created: the runtime state afterwards is the state before plus these. */
+  createdSandbox?: RuntimeSandbox;
+  createdContainerIds: string[];
+}
+
+export interface SyncPodOptions {
+  /** The main thread knows the runtime holds nothing of this pod yet (its first sync): skip the read. */
+  runtimeKnownEmpty?: boolean;
+  apiData?: PodApiData;
 }
 
 /** Brings the runtime in line with the pod spec. */
-export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, apiData?: PodApiData): Promise<SyncOutcome> {
+export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, options: SyncPodOptions = {}): Promise<SyncOutcome> {
+  const { apiData } = options;
   const uid = pod.metadata?.uid ?? '';
-  const runtime = await getRuntimePodStatus(deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
+  const name = pod.metadata?.name ?? '';
+  const namespace = pod.metadata?.namespace ?? '';
+  const runtime = options.runtimeKnownEmpty
+    ? emptyRuntimePodStatus(uid, name, namespace)
+    : await getRuntimePodStatus(deps.cri, uid, name, namespace);
   const actions = computePodActions(pod, runtime, nowMs);
-  const outcome: SyncOutcome = { runtime, waitingReasons: {}, changed: false };
+  const outcome: SyncOutcome = { runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [] };
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
     const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);
@@ -50,6 +66,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, apiDat
       deps.logger.info({ pod: podRef(pod), createSandbox: actions.createSandbox }, 'Killing pod: its sandbox changed or its work is done');
       await killPod(deps, runtime, pod);
       outcome.changed = true;
+      outcome.killed = true;
     }
     if (!actions.createSandbox) return outcome;
   } else if (actions.containersToKill.length > 0) {
@@ -61,17 +78,33 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, apiDat
       }),
     );
     outcome.changed = true;
+    outcome.killed = true;
   }
   if (actions.initFailed) return outcome;
   // Volumes are set up at every sync of a live pod, as upstream's WaitForAttachAndMount,
   // so that an updated ConfigMap or Secret reaches running containers.
   const volumePaths = await setUpVolumes(deps, pod, apiData);
   await startWhatIsDue(deps, { pod, runtime, actions, outcome, nowMs, volumePaths, apiData });
-  if (outcome.changed) {
-    outcome.runtime = await getRuntimePodStatus(deps.cri, uid, runtime.name, runtime.namespace);
-  }
+  if (outcome.changed) outcome.runtime = await runtimeAfterActions(deps, outcome);
   await removeDeadInstances(deps, outcome.runtime);
   return outcome;
+}
+
+/**
+ * The pod's runtime state once the actions are done. After a kill only a full read
+ * tells what is left; when the sync only created things, the state is the one read
+ * before plus the new sandbox and the new containers' statuses (this shard is the
+ * only one acting on the pod, and anything else that happens shows in the relist).
+ */
+async function runtimeAfterActions(deps: RuntimeDeps, outcome: SyncOutcome): Promise<RuntimePodStatus> {
+  const before = outcome.runtime;
+  if (outcome.killed) return getRuntimePodStatus(deps.cri, before.uid, before.name, before.namespace);
+  const sandboxes = outcome.createdSandbox ? [outcome.createdSandbox, ...before.sandboxes] : before.sandboxes;
+  const sandboxId = sandboxes[0]?.id ?? '';
+  const created = await Promise.all(outcome.createdContainerIds.map((id) => readCreatedContainer(deps.cri, id, sandboxId)));
+  const containers = [...created.filter((c): c is RuntimeContainer => c !== undefined), ...before.containers];
+  containers.sort((a, b) => b.createdAtMs - a.createdAtMs);
+  return { ...before, sandboxes, containers };
 }
 
 /** Upstream's FailedMount: the pod stays in ContainerCreating and the sync is retried. */
@@ -103,11 +136,13 @@ async function startWhatIsDue(deps: RuntimeDeps, plan: StartPlan): Promise<void>
   let podIPs = runtime.sandboxes[0]?.ips ?? [];
   if (actions.createSandbox) {
     const created = await createSandbox(deps, pod, sandboxConfig);
-    sandboxId = created.sandboxId;
-    podIPs = created.podIPs;
+    sandboxId = created.id;
+    podIPs = created.ips;
+    outcome.createdSandbox = created;
     outcome.changed = true;
   }
-  const base = { pod, sandboxId, sandboxConfig, podIPs, volumePaths, runtime, nowMs, apiData };
+  const createdIds = outcome.createdContainerIds;
+  const base = { pod, sandboxId, sandboxConfig, podIPs, volumePaths, runtime, nowMs, apiData, createdIds };
   if (initToStart !== null) {
     const container = (pod.spec?.initContainers ?? []).find((c) => c.name === initToStart);
     if (container) await start(deps, { ...base, container, type: CONTAINER_TYPE_INIT }, outcome);
@@ -140,11 +175,8 @@ async function start(
   noteRequeue(outcome, failure.retryAfterMs ?? 0);
 }
 
-async function createSandbox(
-  deps: RuntimeDeps,
-  pod: Pod,
-  config: PodSandboxConfig,
-): Promise<{ sandboxId: string; podIPs: string[] }> {
+/** RunPodSandbox, then its status for the pod IPs (as upstream, which needs them for the containers' env). */
+async function createSandbox(deps: RuntimeDeps, pod: Pod, config: PodSandboxConfig): Promise<RuntimeSandbox> {
   let sandboxId: string;
   try {
     sandboxId = (await deps.cri.runPodSandbox({ config, runtime_handler: '' })).pod_sandbox_id;
@@ -156,10 +188,11 @@ async function createSandbox(
     });
   }
   const status = (await deps.cri.podSandboxStatus({ pod_sandbox_id: sandboxId, verbose: false })).status;
-  const network = status?.network;
-  const podIPs = network?.ip ? [network.ip, ...network.additional_ips.map((extra) => extra.ip)] : [];
-  deps.logger.debug({ pod: podRef(pod), sandboxId, podIPs }, 'Created pod sandbox');
-  return { sandboxId, podIPs };
+  const sandbox: RuntimeSandbox = status
+    ? sandboxFromStatus(status)
+    : { id: sandboxId, state: 'ready', attempt: config.metadata?.attempt ?? 0, createdAtMs: Date.now(), ips: [], hostNetwork: false };
+  deps.logger.debug({ pod: podRef(pod), sandboxId, podIPs: sandbox.ips }, 'Created pod sandbox');
+  return sandbox;
 }
 
 function noteRequeue(outcome: SyncOutcome, afterMs: number): void {

@@ -27,7 +27,7 @@ class ControlledHost implements PodSyncHost {
   /** Completes the oldest sync in flight. */
   async finish(status: Partial<SyncPodResult> = {}): Promise<void> {
     const request = this.requests[this.requests.length - this.pending.length];
-    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], ...status } as SyncPodResult);
+    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, ...status } as SyncPodResult);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -128,4 +128,35 @@ test('a pod re-added with the same UID after it finished starts again at once', 
   assert.equal(workers.isFinished('u1'), true);
   workers.updatePod({ type: 'create', pod: pod('u1') });
   assert.equal(host.requests.at(-1)!.kind, 'sync');
+});
+
+test('PLEG events that repeat what the last sync saw do not sync again; news does, even when it came during a sync', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  // The relist saw the sandbox and the container while the first sync was still running.
+  workers.handlePlegEvents('u1', [
+    { podUid: 'u1', type: 'PodSandboxChanged', id: 's1', state: 'running' },
+    { podUid: 'u1', type: 'ContainerStarted', id: 'c1', state: 'running' },
+  ]);
+  await host.finish({ runtimeObjects: { s1: 'running', c1: 'running' } });
+  assert.equal(host.requests.length, 1, 'the sync that started c1 had already read it running');
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerStarted', id: 'c1', state: 'running' }]);
+  assert.equal(host.requests.length, 1);
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerDied', id: 'c1', state: 'exited' }]);
+  assert.equal(host.requests.length, 2, 'c1 exiting is news');
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerStarted', id: 'c2', state: 'running' }]);
+  await host.finish({ runtimeObjects: { s1: 'running', c1: 'exited' } });
+  assert.equal(host.requests.length, 3, 'an event during a sync that its result does not show syncs once more');
+});
+
+test('the sync tick leaves a pod whose sync is still running alone', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  workers.syncDue(Date.now() + 5_000);
+  await host.finish();
+  assert.equal(host.requests.length, 1, 'no second sync queued by the tick');
+  workers.syncDue(Date.now() + RESYNC_MS + 1_000);
+  assert.equal(host.requests.length, 2, 'the resync comes when due');
 });

@@ -36,6 +36,7 @@ export function makeSettings(overrides: Partial<ShardSettings> = {}): ShardSetti
     clusterDomain: 'cluster.local',
     resolvConf,
     logLevel: 'silent',
+    criCallCounts: new SharedArrayBuffer(64),
     ...overrides,
   };
 }
