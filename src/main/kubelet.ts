@@ -9,8 +9,7 @@ import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
-import { loadKubeClients } from './apiclient/kube-client.js';
-import { ApiSource } from './config/api-source.js';
+import type { KubeClients } from './apiclient/kube-client.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
 import { UrlSource } from './config/url-source.js';
@@ -26,17 +25,18 @@ import { ShardPool } from './shards/shard-pool.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
-import { StatusManager } from './status/status-manager.js';
-import { MirrorPods } from './status/mirror-pods.js';
-import { EventRecorder } from './events/event-recorder.js';
-import { NodeLeaseController } from './nodestatus/lease-controller.js';
-import { NodeStatusManager } from './nodestatus/node-status-manager.js';
+import type { StatusManager } from './status/status-manager.js';
+import type { MirrorPods } from './status/mirror-pods.js';
+import type { EventRecorder } from './events/event-recorder.js';
+import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
 import { packageVersion } from './version.js';
-import { PodApiDataProvider } from './apidata/pod-api-data.js';
+import type { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { podObject } from '../shared/events/event-types.js';
 import { statusSummary } from './status/pod-status-cache.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
+
+type ClusterMode = typeof import('./cluster-mode.js');
 
 /** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
 export const SYNC_TICK_MS = 1_000;
@@ -185,12 +185,12 @@ export class Kubelet {
   }
 
   /** Node registration, node status every nodeStatusUpdateFrequency, and the node Lease heartbeat. */
-  private async startNodeStatus(clients: ReturnType<typeof loadKubeClients>): Promise<void> {
+  private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
     const { options, logger } = this;
     const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new NodeStatusManager({ clients, options, cri, logger, kubeletVersion: `v${packageVersion()}` });
+    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: `v${packageVersion()}` });
     this.nodeStatus = nodeStatus;
-    const lease = new NodeLeaseController({
+    const lease = new cluster.NodeLeaseController({
       clients,
       nodeName: options.nodeName,
       leaseDurationSeconds: options.nodeLeaseDurationSeconds,
@@ -242,17 +242,18 @@ export class Kubelet {
     const { options, logger } = this;
     const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
     if (options.kubeconfig) {
-      const clients = loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
+      const cluster: ClusterMode = await import('./cluster-mode.js');
+      const clients = cluster.loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
-      const statusManager = new StatusManager(clients, logger);
+      const statusManager = new cluster.StatusManager(clients, logger);
       this.statusManager = statusManager;
-      this.mirrorPods = new MirrorPods(clients, options.nodeName, logger, () => this.nodeStatus?.nodeUid());
-      this.apiData = new PodApiDataProvider({
+      this.mirrorPods = new cluster.MirrorPods(clients, options.nodeName, logger, () => this.nodeStatus?.nodeUid());
+      this.apiData = new cluster.PodApiDataProvider({
         clients,
         logger,
         onObjectChanged: (uids) => uids.forEach((uid) => this.podWorkers!.syncNow(uid)),
       });
-      this.events = new EventRecorder({
+      this.events = new cluster.EventRecorder({
         clients,
         nodeName: options.nodeName,
         logger,
@@ -265,10 +266,10 @@ export class Kubelet {
         if (target) statusManager.setPodStatus(target, status);
       });
       this.expectedSources.push(API_SOURCE);
-      const source = new ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
+      const source = new cluster.ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
       await source.start();
       this.sources.push(source, statusManager, this.events, this.apiData);
-      await this.startNodeStatus(clients);
+      await this.startNodeStatus(cluster, clients);
     }
     if (options.staticPodPath) {
       this.expectedSources.push(FILE_SOURCE);
