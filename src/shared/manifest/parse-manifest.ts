@@ -58,6 +58,8 @@ function checkedPod(value: unknown, origin: string, prefix: string): Pod {
  */
 function parseSingleDocument(text: string, origin: string): unknown {
   if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw manifestError(origin, `larger than ${MAX_MANIFEST_BYTES} bytes`);
+  const json = parseJsonObject(text);
+  if (json !== undefined) return json;
   const documents = parseAllDocuments(text, { uniqueKeys: true });
   for (const document of documents) {
     const error = document.errors[0];
@@ -68,6 +70,21 @@ function parseSingleDocument(text: string, origin: string): unknown {
   if (nonEmpty.length === 0) throw manifestError(origin, 'empty manifest');
   if (nonEmpty.length > 1) throw manifestError(origin, `holds ${nonEmpty.length} YAML documents; want one Pod or PodList`);
   return nonEmpty[0];
+}
+
+/**
+ * Most generated manifests are JSON, which JSON.parse reads about ten times faster
+ * than the YAML parser (a duplicate key then keeps the last value, as Go's
+ * encoding/json does). Anything else, or JSON that does not parse, goes to the YAML
+ * parser, whose errors say where the problem is.
+ */
+function parseJsonObject(text: string): unknown {
+  if (text.trimStart()[0] !== '{') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function manifestError(origin: string, reason: string): ShardletError {
