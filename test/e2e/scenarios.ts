@@ -50,7 +50,8 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
 
   before(async () => {
     runtime = await getRuntime();
-    kubelet = await startKubelet({ runtimeEndpoint: runtime.endpoint, workers });
+    // A resync period longer than any wait here: every step must be driven by PLEG events and the pod workers, never by the periodic resync.
+    kubelet = await startKubelet({ runtimeEndpoint: runtime.endpoint, workers, extraArgs: ['--sync-frequency=10m'] });
     cri = new CriClient(runtime.endpoint, { timeoutMs: 30_000 });
   });
 

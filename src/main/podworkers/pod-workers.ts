@@ -104,10 +104,12 @@ export class PodWorkers {
   }
 
   /**
-   * PLEG events for a pod wake it, except events that only repeat what its last
+   * PLEG events for a pod wake it, except a start that only repeats what its last
    * sync saw (the container that sync started, running): upstream's SyncPod reads
    * nothing after acting and needs that wake-up to see Running; ours reads what it
-   * made. Events arriving during a sync wait for its result to be judged.
+   * made. Anything that stopped always wakes the pod, even when the sync already saw
+   * it stop (an init container that exits at once): what comes next is a new sync's
+   * work. Events arriving during a sync wait for its result to be judged.
    */
   handlePlegEvents(uid: string, events: PlegEvent[]): void {
     const work = this.workByUid.get(uid);
@@ -258,7 +260,7 @@ function newWork(uid: string, pod: Pod): PodWork {
   };
 }
 
-/** True when some event shows an object in a state the sync did not see it in. */
+/** True unless every event is a start (running) the sync already saw. */
 function hasNews(events: PlegEvent[], seen: Record<string, RuntimeObjectState>): boolean {
-  return events.some((event) => seen[event.id] !== event.state);
+  return events.some((event) => event.state !== 'running' || seen[event.id] !== 'running');
 }

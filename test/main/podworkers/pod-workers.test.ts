@@ -160,3 +160,16 @@ test('the sync tick leaves a pod whose sync is still running alone', async () =>
   workers.syncDue(Date.now() + RESYNC_MS + 1_000);
   assert.equal(host.requests.length, 2, 'the resync comes when due');
 });
+
+test('a PLEG event for something that stopped wakes the pod even when its last sync saw it stop', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  // The init container exited before the sync that started it read its status.
+  await host.finish({ runtimeObjects: { s1: 'running', init1: 'exited' } });
+  workers.handlePlegEvents('u1', [
+    { podUid: 'u1', type: 'PodSandboxChanged', id: 's1', state: 'running' },
+    { podUid: 'u1', type: 'ContainerDied', id: 'init1', state: 'exited' },
+  ]);
+  assert.equal(host.requests.length, 2, 'the next sync starts what comes after the init container');
+});
