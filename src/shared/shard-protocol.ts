@@ -113,7 +113,8 @@ export interface PodEventRecord {
 }
 
 /** Outcome of one image pull, shared by every shard that waited on the same image. */
-export type PullOutcome = { ok: true; imageRef: string } | { ok: false; error: WireError };
+/** A pull's result; on success with the image's size, which the leader reads once for every pod's Pulled event. */
+export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number } | { ok: false; error: WireError };
 
 /** Answer to a pull request: pull it yourself (and report back), or here is the other puller's outcome. */
 export type PullGrant = { role: 'leader'; ticket: string } | { role: 'follower'; outcome: PullOutcome };

@@ -104,12 +104,14 @@ export class PodWorkers {
   }
 
   /**
-   * PLEG events for a pod wake it, except a start that only repeats what its last
-   * sync saw (the container that sync started, running): upstream's SyncPod reads
-   * nothing after acting and needs that wake-up to see Running; ours reads what it
-   * made. Anything that stopped always wakes the pod, even when the sync already saw
-   * it stop (an init container that exits at once): what comes next is a new sync's
-   * work. Events arriving during a sync wait for its result to be judged.
+   * PLEG events for a pod wake it, except a creation or start that the pod's last
+   * sync already saw, or saw past (the container that sync started, running):
+   * upstream's SyncPod reads nothing after acting and needs that wake-up to see
+   * Running; ours reads what it made, and a relist that caught the container between
+   * CreateContainer and StartContainer is simply older than that read. Anything that
+   * stopped always wakes the pod, even when the sync already saw it stop (an init
+   * container that exits at once): what comes next is a new sync's work. Events
+   * arriving during a sync wait for its result to be judged.
    */
   handlePlegEvents(uid: string, events: PlegEvent[]): void {
     const work = this.workByUid.get(uid);
@@ -260,7 +262,14 @@ function newWork(uid: string, pod: Pod): PodWork {
   };
 }
 
-/** True unless every event is a start (running) the sync already saw. */
+/** How far along its one-way life (created → running → exited) an object is. */
+const LIFECYCLE_RANK: Partial<Record<RuntimeObjectState, number>> = { created: 0, running: 1, exited: 2 };
+
+/** True unless every event is a creation or start that the sync saw, or saw past. */
 function hasNews(events: PlegEvent[], seen: Record<string, RuntimeObjectState>): boolean {
-  return events.some((event) => event.state !== 'running' || seen[event.id] !== 'running');
+  return events.some((event) => {
+    if (event.state !== 'created' && event.state !== 'running') return true;
+    const seenRank = LIFECYCLE_RANK[seen[event.id]];
+    return seenRank === undefined || seenRank < LIFECYCLE_RANK[event.state]!;
+  });
 }

@@ -82,9 +82,7 @@ export class ImageManager {
     const outcome = await this.pullThroughCoordinator(image, auths, (pod.spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
     if (outcome.ok) {
       this.backoffByKey.delete(key);
-      const pullMs = Date.now() - pullStartedMs;
-      const sizeBytes = (await this.presentImage(image))?.sizeBytes ?? 0;
-      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs, sizeBytes };
+      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs, sizeBytes: outcome.sizeBytes };
     }
     const delayMs = backoff ? Math.min(backoff.delayMs * 2, MAX_PULL_BACKOFF_MS) : INITIAL_PULL_BACKOFF_MS;
     this.backoffByKey.set(key, { delayMs, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
@@ -131,7 +129,9 @@ export class ImageManager {
     const startedMs = Date.now();
     try {
       const imageRef = await this.pullWithEach(image, auths);
-      outcome = { ok: true, imageRef };
+      // As upstream's puller: the size for the Pulled event comes from ImageStatus after the pull.
+      const sizeBytes = (await this.presentImage(image))?.sizeBytes ?? 0;
+      outcome = { ok: true, imageRef, sizeBytes };
       this.logger.info({ image, imageRef, durationMs: Date.now() - startedMs }, 'Pulled image');
     } catch (err) {
       const message = `Failed to pull image "${image}": ${(err as Error).message}`;

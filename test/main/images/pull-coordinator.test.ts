@@ -12,9 +12,9 @@ test('concurrent pulls of one image from different shards are de-duplicated', as
   const leader = await pulls.acquire('busybox:1.35', 0);
   assert.equal(leader.role, 'leader');
   const followers = [pulls.acquire('busybox:1.35', 1), pulls.acquire('busybox:1.35', 2)];
-  await pulls.release((leader as { ticket: string }).ticket, { ok: true, imageRef: 'sha256:abc' });
+  await pulls.release((leader as { ticket: string }).ticket, { ok: true, imageRef: 'sha256:abc', sizeBytes: 1 });
   for (const grant of await Promise.all(followers)) {
-    assert.deepEqual(grant, { role: 'follower', outcome: { ok: true, imageRef: 'sha256:abc' } });
+    assert.deepEqual(grant, { role: 'follower', outcome: { ok: true, imageRef: 'sha256:abc', sizeBytes: 1 } });
   }
   assert.deepEqual(pulls.counters, { pulls: 1, deduplicated: 2 });
   // Once done, the next request pulls again (the image manager checks presence first).
@@ -28,7 +28,7 @@ test('serializeImagePulls lets one pull run at a time across shards', async () =
   void pulls.acquire('b', 1).then((grant) => granted.push(grant));
   await settle();
   assert.equal(granted.length, 0, 'second pull must wait for the first');
-  await pulls.release((first as { ticket: string }).ticket, { ok: true, imageRef: 'x' });
+  await pulls.release((first as { ticket: string }).ticket, { ok: true, imageRef: 'x', sizeBytes: 1 });
   await settle();
   assert.equal(granted[0]?.role, 'leader');
 });
@@ -39,7 +39,7 @@ test('maxParallelImagePulls bounds the pulls in flight', async () => {
   for (const image of ['a', 'b', 'c']) void pulls.acquire(image, 0).then((grant) => grants.push(grant));
   await settle();
   assert.equal(grants.length, 2);
-  await pulls.release((grants[0] as { ticket: string }).ticket, { ok: true, imageRef: 'x' });
+  await pulls.release((grants[0] as { ticket: string }).ticket, { ok: true, imageRef: 'x', sizeBytes: 1 });
   await settle();
   assert.equal(grants.length, 3);
 });

@@ -173,3 +173,13 @@ test('a PLEG event for something that stopped wakes the pod even when its last s
   ]);
   assert.equal(host.requests.length, 2, 'the next sync starts what comes after the init container');
 });
+
+test('a relist that caught a container before its sync started it is older than the sync and wakes nobody', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerChanged', id: 'c1', state: 'created' }]);
+  await host.finish({ runtimeObjects: { s1: 'running', c1: 'running' } });
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerChanged', id: 'c2', state: 'created' }]);
+  assert.equal(host.requests.length, 2, 'a container the sync never saw is news');
+});
