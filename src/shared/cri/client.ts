@@ -8,6 +8,7 @@ import { loadCriServices, type CriServices } from './load-proto.js';
 import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
 import type { CriCallCounts } from './call-counts.js';
+import { decodeContainerList, decodeSandboxList, type RelistContainer, type RelistSandbox } from './relist-codec.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
@@ -145,6 +146,16 @@ export class CriClient {
     return this.runtimeCall('ListContainers', req, timeoutMs);
   }
 
+  /** Every sandbox, decoded only as far as the PLEG relist needs (relist-codec.ts). */
+  listPodSandboxForRelist(timeoutMs?: number): Promise<RelistSandbox[]> {
+    return this.runtimeCall('ListPodSandbox', {}, timeoutMs, decodeSandboxList);
+  }
+
+  /** Every container, decoded only as far as the PLEG relist needs (relist-codec.ts). */
+  listContainersForRelist(timeoutMs?: number): Promise<RelistContainer[]> {
+    return this.runtimeCall('ListContainers', {}, timeoutMs, decodeContainerList);
+  }
+
   containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusResponse__Output> {
     return this.runtimeCall('ContainerStatus', req, timeoutMs);
   }
@@ -223,8 +234,15 @@ export class CriClient {
 
   // ---- plumbing -------------------------------------------------------------
 
-  private runtimeCall<Res>(name: keyof CriServices['runtime'] & string, req: object, timeoutMs?: number): Promise<Res> {
-    const method = this.services.runtime[name] as unknown as AnyMethod;
+  /** `decode` replaces the generic reply decoding (the relist's lean one). */
+  private runtimeCall<Res>(
+    name: keyof CriServices['runtime'] & string,
+    req: object,
+    timeoutMs?: number,
+    decode?: (reply: Buffer) => Res,
+  ): Promise<Res> {
+    const generic = this.services.runtime[name] as unknown as AnyMethod;
+    const method = decode ? { ...generic, responseDeserialize: decode as AnyMethod['responseDeserialize'] } : generic;
     this.callCounts?.record(name);
     return this.unary(this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }

@@ -3,7 +3,6 @@
 // thread), diffs against the previous relist and hands the main thread only the
 // small list of events and, when it changed, the set of pods present in the runtime.
 import type { CriClient } from '../../shared/cri/client.js';
-import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
 import { diffSnapshots, type RelistSnapshot } from '../../shared/pleg/relist-diff.js';
 import type { PlegEvent } from '../../shared/shard-protocol.js';
 
@@ -24,7 +23,6 @@ export interface RelistResult {
   durationMs: number;
 }
 
-const CONTAINER_STATES = { CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_CREATED: 'created' } as const;
 
 export class Relister {
   private previous: RelistSnapshot = new Map();
@@ -34,30 +32,21 @@ export class Relister {
 
   async relist(): Promise<RelistResult> {
     const startedMs = performance.now();
-    const [sandboxes, containers] = await Promise.all([
-      this.cri.listPodSandbox({}),
-      this.cri.listContainers({}),
-    ]);
+    const [sandboxes, containers] = await Promise.all([this.cri.listPodSandboxForRelist(), this.cri.listContainersForRelist()]);
     const current: RelistSnapshot = new Map();
     const podsByUid = new Map<string, RuntimePodRef>();
-    for (const sandbox of sandboxes.items) {
-      const uid = sandbox.labels[POD_UID_LABEL] ?? sandbox.metadata?.uid ?? '';
+    for (const sandbox of sandboxes) {
+      const uid = sandbox.podUid;
       if (!uid) continue;
-      const ready = sandbox.state === 'SANDBOX_READY';
-      current.set(sandbox.id, { podUid: uid, kind: 'sandbox', state: ready ? 'running' : 'exited' });
-      const ref = podsByUid.get(uid) ?? {
-        uid,
-        name: sandbox.labels[POD_NAME_LABEL] ?? sandbox.metadata?.name ?? '',
-        namespace: sandbox.labels[POD_NAMESPACE_LABEL] ?? sandbox.metadata?.namespace ?? '',
-        active: false,
-      };
-      ref.active ||= ready;
+      current.set(sandbox.id, { podUid: uid, kind: 'sandbox', state: sandbox.ready ? 'running' : 'exited' });
+      const ref = podsByUid.get(uid) ?? { uid, name: sandbox.podName, namespace: sandbox.podNamespace, active: false };
+      ref.active ||= sandbox.ready;
       podsByUid.set(uid, ref);
     }
-    for (const container of containers.containers) {
-      const uid = container.labels[POD_UID_LABEL] ?? '';
+    for (const container of containers) {
+      const uid = container.podUid;
       if (!uid) continue;
-      const state = CONTAINER_STATES[container.state as keyof typeof CONTAINER_STATES] ?? 'unknown';
+      const state = container.state;
       current.set(container.id, { podUid: uid, kind: 'container', state });
       const ref = podsByUid.get(uid);
       if (ref && state === 'running') ref.active = true;
