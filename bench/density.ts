@@ -1,103 +1,134 @@
-// `npm run bench`: the density benchmark. For each pod count and --workers value
-// it runs a scenario against the simulated runtime and its floor, then prints a
-// table and writes JSON and an SVG plot to bench/results/.
-//   npm run bench -- [--pods 250,500] [--workers 0,1,2,4] [--images 10] [--max-parallel-image-pulls 5]
-//   npm run bench -- --runtime containerd --pods 50 --workers 0,2
-// With --runtime containerd it runs against the containerd of scripts/containerd/setup.sh
-// (busybox from the local registry, so one image); it has no floor or CRI call count.
+// `npm run bench`: the density benchmark. Options → plan → run each floor and the
+// runs compared with it → a table per scenario, the targets, results.json and SVG
+// plots under bench/results/<stamp>/ (or --out). See docs/bench.md.
+import { availableParallelism, cpus } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { measureFloor, type FloorResult } from './floor.js';
-import { renderPlot } from './plot.js';
-import { containerdRuntime } from './containerd-runtime.js';
-import { runScenario, simRuntime, type BenchRuntime, type ScenarioResult, type ScenarioSpec } from './scenario.js';
+import { CriClient } from '../src/shared/cri/client.js';
+import { SIM_PROFILES } from '../src/simruntime/profiles.js';
+import { ensureContainerd } from '../src/tools/containerd-env.js';
+import { BENCH_NAMESPACE } from './bench-pods.js';
+import type { ContainerdTarget } from './bench-runtime.js';
+import { FLOOR_NAMESPACE } from './floor-job.js';
+import { measureFloor } from './floor.js';
+import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './options.js';
+import { writePlots } from './plots.js';
+import { Progress } from './progress.js';
+import { renderTables } from './report-table.js';
+import type { FloorResult, RunResult } from './results.js';
+import { runScenario } from './run-scenario.js';
+import { CONTAINERD_SCENARIO, describeFloor, describeRun, planBench, type BenchPlan } from './scenarios.js';
+import { checkTargets, renderTargets } from './targets.js';
 
-const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
-const PROGRESS_BAR_WIDTH = 30;
+const RESULTS_ROOT = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+const EXIT_USAGE = 2;
+const EXIT_RUN_FAILED = 1;
 
-function numbers(text: string): number[] {
-  return text.split(',').map((part) => {
-    const value = Number(part);
-    if (!Number.isInteger(value) || value < 0) throw new Error(`bench: "${part}" is not a non-negative integer`);
-    return value;
-  });
+async function main(argv: string[]): Promise<number> {
+  let options: BenchOptions | 'help';
+  try {
+    options = parseBenchOptions(argv);
+  } catch (err) {
+    if (!(err instanceof BenchUsageError)) throw err;
+    process.stderr.write(`bench: ${err.message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (options === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const startedAt = new Date();
+  const containerd = options.scenarios.includes(CONTAINERD_SCENARIO) ? await setUpContainerd() : undefined;
+  const plan = planBench(options, containerd?.image);
+  const outDir = resolve(options.outDir ?? join(RESULTS_ROOT, startedAt.toISOString().replace(/[:.]/g, '-')));
+  mkdirSync(outDir, { recursive: true });
+
+  const { runsById, floorsById } = await runPlan(plan, containerd);
+  const targets = checkTargets({ plan, runsById, floorsById });
+  process.stdout.write(`\n${renderTables(plan, runsById, floorsById)}\n${renderTargets(targets)}\n`);
+
+  const finishedAt = new Date();
+  const jsonPath = join(outDir, 'results.json');
+  const results = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    wallSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+    machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? '', platform: `${process.platform}/${process.arch}` },
+    options,
+    profiles: SIM_PROFILES,
+    scenarios: plan.scenarios,
+    floors: [...floorsById.values()],
+    runs: [...runsById.values()],
+    targets,
+  };
+  writeFileSync(jsonPath, `${JSON.stringify(results, null, 1)}\n`);
+  const plots = writePlots(outDir, { plan, runsById, floorsById });
+  process.stdout.write(`\nresults: ${jsonPath}\n${plots.map((path) => `plot:    ${path}`).join('\n')}\n`);
+  process.stdout.write(`bench took ${results.wallSeconds.toFixed(0)} s\n`);
+  const failed = [...runsById.values(), ...floorsById.values()].some((result) => result.error);
+  return failed ? EXIT_RUN_FAILED : 0;
 }
 
-let lastProgress = '';
-function progress(label: string, done: number, total: number): void {
-  const key = `${label} ${done}`;
-  if (key === lastProgress) return;
-  lastProgress = key;
-  const filled = Math.round((done / total) * PROGRESS_BAR_WIDTH);
-  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(PROGRESS_BAR_WIDTH - filled)}] ${done}/${total} Running`);
-}
-
-function row(result: ScenarioResult, floor: FloorResult): string {
-  const cells = [
-    result.pods,
-    result.workers,
-    (result.allRunningMs / 1000).toFixed(2),
-    result.p50Ms.toFixed(0),
-    result.p90Ms.toFixed(0),
-    result.p99Ms.toFixed(0),
-    result.podsPerSecond.toFixed(1),
-    result.cpuSeconds.toFixed(2),
-    result.peakRssMiB.toFixed(0),
-    result.criCallsPerPod.toFixed(1),
-    (floor.allRunningMs / 1000).toFixed(2),
-    (result.allRunningMs / floor.allRunningMs).toFixed(2),
-    (result.p99Ms / floor.p99Ms).toFixed(2),
-  ];
-  return cells.map((cell) => String(cell).padStart(9)).join(' ');
-}
-
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      pods: { type: 'string', default: '250,500' },
-      workers: { type: 'string', default: '0,1,2,4' },
-      images: { type: 'string', default: '10' },
-      'max-parallel-image-pulls': { type: 'string', default: '5' },
-      runtime: { type: 'string', default: 'sim' },
-    },
-  });
-  if (values.runtime !== 'sim' && values.runtime !== 'containerd') throw new Error(`bench: --runtime must be sim or containerd`);
-  const onContainerd = values.runtime === 'containerd';
-  const podCounts = numbers(values.pods);
-  const workerCounts = numbers(values.workers);
-  const images = numbers(values.images)[0];
-  const maxParallelImagePulls = numbers(values['max-parallel-image-pulls'])[0];
-  const results: Array<ScenarioResult & { floor: FloorResult }> = [];
-  const header = ['pods', 'workers', 'all(s)', 'p50ms', 'p90ms', 'p99ms', 'pods/s', 'cpu(s)', 'rssMiB', 'cri/pod', 'floor(s)', 'x floor', 'p99 x fl'];
-  const lines: string[] = [];
-  for (const pods of podCounts) {
-    const floorSpec: ScenarioSpec = { pods, workers: 0, images, maxParallelImagePulls };
-    const floor: FloorResult = onContainerd ? { allRunningMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN } : await measureFloor(floorSpec);
-    for (const workers of workerCounts) {
-      const spec: ScenarioSpec = { pods, workers, images, maxParallelImagePulls };
-      const label = `${values.runtime}: ${pods} pods, --workers ${workers}`;
-      const open = (workDir: string): Promise<BenchRuntime> => (onContainerd ? containerdRuntime() : simRuntime(workDir, images));
-      const result = await runScenario(spec, open, (done) => progress(label, done, pods));
-      process.stderr.write('\n');
-      results.push({ ...result, floor });
-      lines.push(row(result, floor));
+/** Each floor, then the runs compared with it (on containerd: right before them, in this invocation). */
+async function runPlan(plan: BenchPlan, containerd: ContainerdTarget | undefined) {
+  const progress = new Progress(plan.floors.length + plan.runs.length);
+  const runsById = new Map<string, RunResult>();
+  const floorsById = new Map<string, FloorResult>();
+  for (const floorSpec of plan.floors) {
+    progress.begin(describeFloor(floorSpec));
+    const floor = await measureFloor(floorSpec, containerd, progress);
+    floorsById.set(floorSpec.id, floor);
+    progress.end(floor.measured ? `all started in ${(floor.measured.allRunningMs / 1000).toFixed(2)} s` : `error: ${floor.error}`);
+    for (const spec of plan.runs.filter((run) => run.floorId === floorSpec.id)) {
+      progress.begin(describeRun(spec));
+      const run = await runScenario(spec, containerd, progress);
+      runsById.set(spec.id, run);
+      progress.end(summaryOf(run));
     }
   }
-  console.log(header.map((h) => h.padStart(9)).join(' '));
-  for (const line of lines) console.log(line);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const jsonPath = join(RESULTS_DIR, `density-${stamp}.json`);
-  const summary = { runtime: values.runtime, node: process.version, cpus: (await import('node:os')).availableParallelism(), results };
-  writeFileSync(jsonPath, JSON.stringify(summary, null, 2));
-  const svgPath = join(RESULTS_DIR, `density-${stamp}.svg`);
-  writeFileSync(svgPath, renderPlot(results));
-  console.log(`\nresults: ${jsonPath}\nplot:    ${svgPath}`);
+  return { runsById, floorsById };
 }
 
-main().catch((err) => {
-  console.error(`bench failed: ${(err as Error).message}`);
-  process.exit(1);
-});
+function summaryOf(run: RunResult): string {
+  const parts: string[] = [];
+  if (run.start) {
+    const start = run.start;
+    parts.push(
+      `all Running in ${(start.allRunningMs / 1000).toFixed(2)} s, p99 ${(start.latency.p99Ms / 1000).toFixed(2)} s, ` +
+        `CPU ${start.cpuSeconds.toFixed(2)} s, peak RSS ${start.peakRssMiB.toFixed(0)} MiB`,
+    );
+  }
+  if (run.steady) parts.push(`steady ${run.steady.cpuPercentOfCore.toFixed(2)} % of a core`);
+  if (run.error) parts.push(`error: ${run.error}`);
+  return parts.join('; ');
+}
+
+async function setUpContainerd(): Promise<ContainerdTarget> {
+  process.stderr.write('bringing up containerd (scripts/containerd/setup.sh) …\n');
+  const { endpoint, busyboxImage } = ensureContainerd('ignore');
+  const others = await countForeignSandboxes(endpoint);
+  if (others > 0) {
+    // shardlet owns the node's runtime: its housekeeping stops pods no source wants.
+    process.stderr.write(`warning: containerd holds ${others} pod sandbox(es) that are not the bench's; shardlet will stop them as orphans, and those calls count in its CRI calls\n`);
+  }
+  return { endpoint, image: busyboxImage };
+}
+
+async function countForeignSandboxes(endpoint: string): Promise<number> {
+  const cri = new CriClient(endpoint, { timeoutMs: 30_000 });
+  try {
+    const { items } = await cri.listPodSandbox({});
+    return items.filter((sandbox) => ![BENCH_NAMESPACE, FLOOR_NAMESPACE].includes(sandbox.metadata?.namespace ?? '')).length;
+  } finally {
+    cri.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(EXIT_RUN_FAILED);
+  },
+);

@@ -1,63 +1,73 @@
-// The floor for a scenario: the same work done by a bare CRI client with nothing
-// in the way (every pod at once, one pull per image, no kubelet logic), against a
-// fresh simulated runtime with the same latency model. The ratio of shardlet's
-// figures to these says how much the kubelet itself adds.
+// The floor of a run: the same runtime work done by a bare parallel CRI client
+// (floor-client.ts) with no kubelet logic, against a fresh simulated runtime with
+// the same profile and images (there it is the critical path the runtime model
+// allows), or against containerd in the same bench invocation, with its own pod
+// names and its sandboxes removed afterwards. shardlet's time divided by this one
+// says how much the kubelet itself adds.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CriClient } from '../src/shared/cri/client.js';
-import { startSimRuntime } from '../src/simruntime/server.js';
-import type { ScenarioSpec } from './scenario.js';
-import { percentile } from './stats.js';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { openBenchRuntime, type ContainerdTarget } from './bench-runtime.js';
+import { FLOOR_LABEL, type FloorClientReport, type FloorJob } from './floor-job.js';
+import type { StepProgress } from './progress.js';
+import type { FloorResult } from './results.js';
+import type { FloorSpec } from './scenarios.js';
+import { summarize } from './stats.js';
 
-export interface FloorResult {
-  allRunningMs: number;
-  p50Ms: number;
-  p99Ms: number;
-}
+const FLOOR_CLIENT = fileURLToPath(new URL('./floor-client.js', import.meta.url));
 
-const FLOOR_TIMEOUT_MS = 120_000;
-
-export async function measureFloor(spec: ScenarioSpec): Promise<FloorResult> {
+export async function measureFloor(spec: FloorSpec, containerd: ContainerdTarget | undefined, progress: StepProgress): Promise<FloorResult> {
   const workDir = mkdtempSync(join(tmpdir(), 'shardlet-floor-'));
-  const socketPath = join(workDir, 'sim.sock');
-  const sim = await startSimRuntime({ socketPath });
-  const cri = new CriClient(`unix://${socketPath}`, { timeoutMs: FLOOR_TIMEOUT_MS });
-  const pullsByImage = new Map<string, Promise<string>>();
-  const pull = (image: string) => {
-    let pending = pullsByImage.get(image);
-    if (!pending) {
-      pending = cri.pullImage({ image: { image } }).then((reply) => reply.image_ref);
-      pullsByImage.set(image, pending);
-    }
-    return pending;
-  };
+  const result: FloorResult = { spec };
   try {
-    const startedMs = Date.now();
-    const latencies = await Promise.all(
-      Array.from({ length: spec.pods }, async (_, index) => {
-        const uid = `floor-${index}`;
-        const config = { metadata: { name: uid, uid, namespace: 'bench', attempt: 0 }, labels: { 'io.kubernetes.pod.uid': uid } };
-        const image = `registry.bench/app-${index % spec.images}:1.0`;
-        const [sandbox, imageRef] = await Promise.all([cri.runPodSandbox({ config }), pull(image)]);
-        const created = await cri.createContainer({
-          pod_sandbox_id: sandbox.pod_sandbox_id,
-          config: { metadata: { name: 'app', attempt: 0 }, image: { image: imageRef }, command: ['sh', '-c', 'sleep 3600'] },
-          sandbox_config: config,
-        });
-        await cri.startContainer({ container_id: created.container_id });
-        return Date.now() - startedMs;
-      }),
-    );
-    latencies.sort((a, b) => a - b);
-    return {
-      allRunningMs: latencies[latencies.length - 1],
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
-    };
+    const runtime = await openBenchRuntime(spec.profile, spec.imageSet, workDir, containerd, { [FLOOR_LABEL]: 'true' });
+    try {
+      const job: FloorJob = {
+        endpoint: runtime.endpoint,
+        pods: spec.pods,
+        images: spec.imageSet.images,
+        imagePulls: spec.imagePulls,
+        runId: `floor-${Date.now().toString(36)}`,
+        logDir: join(workDir, 'logs'),
+      };
+      const report = await runFloorClient(job, progress);
+      const latencies = report.runningAtMs.map((atMs) => atMs - report.startedAtMs);
+      const allRunningMs = Math.max(...latencies);
+      result.measured = {
+        allRunningMs,
+        latency: summarize(latencies),
+        podsPerSecond: spec.pods / (allRunningMs / 1000),
+        criCalls: report.calls,
+        clientCpuSeconds: report.cpuSeconds,
+        podLatenciesMs: latencies,
+      };
+    } finally {
+      await runtime.close();
+    }
+  } catch (err) {
+    result.error = (err as Error).message;
   } finally {
-    cri.close();
-    await sim.close();
     rmSync(workDir, { recursive: true, force: true });
   }
+  return result;
+}
+
+/** Runs the client process, relaying its progress lines; resolves with its report. */
+async function runFloorClient(job: FloorJob, progress: StepProgress): Promise<FloorClientReport> {
+  const child = spawn(process.execPath, [FLOOR_CLIENT, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let report: FloorClientReport | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const message = JSON.parse(line) as { running?: number; result?: FloorClientReport };
+    if (message.running !== undefined) progress.update(message.running, job.pods, 'started');
+    if (message.result) report = message.result;
+  }
+  const code = await exited;
+  if (code !== 0 || !report) throw new Error(`floor client exited ${code}: ${stderr.trim() || 'no report'}`);
+  return report;
 }

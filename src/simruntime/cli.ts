@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // shardlet-sim-runtime: the simulated CRI runtime as its own process.
-//   shardlet-sim-runtime --socket /tmp/sim.sock [--latency-scale 0] [--latency-config latency.json]
+//   shardlet-sim-runtime --socket /tmp/sim.sock [--profile arm] [--latency-scale 0] [--latency-config latency.json]
 // Logs are pino JSON on stdout; SIGTERM / SIGINT close the socket and exit.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../shared/logging.js';
-import { loadLatencyFile, type LatencyOverrides } from './latency-model.js';
+import { loadLatencyFile, mergeLatencyOverrides, type LatencyOverrides } from './latency-model.js';
+import { SIM_PROFILES, SIM_PROFILE_NAMES, simProfile } from './profiles.js';
 import { startSimRuntime } from './server.js';
 
 const USAGE = `Usage: shardlet-sim-runtime --socket PATH [options]
@@ -13,13 +14,20 @@ A simulated CRI (runtime.v1) container runtime on a unix socket.
 
 Options:
   --socket PATH               unix socket to listen on (required)
+  --profile NAME              latency profile that the options below override:
+${SIM_PROFILE_NAMES.map((name) => `                                ${name.padEnd(8)} ${SIM_PROFILES[name].summary}`).join('\n')}
   --latency-scale X           multiply every delay by X; 0 = instant (default 1)
   --latency-config FILE       JSON file with latency options (scale, jitter,
                               callLatencyMs, listItemLatencyMs,
                               registryBandwidthBytesPerSecond,
+                              pullBytesPerSecond, runtimeOperationSlots,
                               defaultImageSizeBytes, imageSizesBytes)
   --jitter F                  uniform jitter fraction, 0 ≤ F < 1 (default 0.2)
   --registry-bandwidth N      registry bytes per second shared by pulls (default 100000000)
+  --pull-rate N               bytes per second one pull gets at most; 0 = no cap (default 0)
+  --runtime-slots N           runtime operations (sandbox and container create,
+                              start, stop, remove) in progress at once; 0 = no
+                              limit (default 0)
   --image-size N              size in bytes of images not listed in the config (default 50000000)
   --known-registries LIST     comma-separated registry hosts; others fail to resolve
   --preload-images LIST       comma-separated images present at start
@@ -44,10 +52,13 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       socket: { type: 'string' },
+      profile: { type: 'string' },
       'latency-scale': { type: 'string' },
       'latency-config': { type: 'string' },
       jitter: { type: 'string' },
       'registry-bandwidth': { type: 'string' },
+      'pull-rate': { type: 'string' },
+      'runtime-slots': { type: 'string' },
       'image-size': { type: 'string' },
       'known-registries': { type: 'string' },
       'preload-images': { type: 'string' },
@@ -61,17 +72,20 @@ async function main(): Promise<void> {
     return;
   }
   if (!values.socket) throw new Error('--socket PATH is required');
+  const fromProfile = values.profile === undefined ? undefined : simProfile(values.profile).latency;
   const fromFile = values['latency-config'] ? loadLatencyFile(values['latency-config']) : undefined;
   const fromFlags: LatencyOverrides = {
     scale: numberFlag('latency-scale', values['latency-scale']),
     jitter: numberFlag('jitter', values.jitter),
     registryBandwidthBytesPerSecond: numberFlag('registry-bandwidth', values['registry-bandwidth']),
+    pullBytesPerSecond: numberFlag('pull-rate', values['pull-rate']),
+    runtimeOperationSlots: numberFlag('runtime-slots', values['runtime-slots']),
     defaultImageSizeBytes: numberFlag('image-size', values['image-size']),
   };
   const logger = createLogger(values['log-level'], { component: 'shardlet-sim-runtime' });
   const sim = await startSimRuntime({
     socketPath: values.socket,
-    latency: { ...fromFile, ...dropUndefined(fromFlags), callLatencyMs: fromFile?.callLatencyMs, imageSizesBytes: fromFile?.imageSizesBytes },
+    latency: mergeLatencyOverrides(fromProfile, fromFile, fromFlags),
     logger,
     knownRegistries: listFlag(values['known-registries']),
     preloadImages: listFlag(values['preload-images']),
@@ -81,10 +95,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-}
-
-function dropUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 main().catch((err: unknown) => {

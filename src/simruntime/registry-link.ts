@@ -1,7 +1,11 @@
 // The node's link to its registries: a fixed bandwidth shared equally by every
-// layer download in flight (processor sharing), so ten parallel pulls of 50 MB
-// over 100 MB/s take about 5 s together rather than 0.5 s each. This is what
-// makes maxParallelImagePulls and pull de-duplication visible in the bench.
+// download in flight (processor sharing), so ten parallel pulls of 50 MB over
+// 100 MB/s take about 5 s together rather than 0.5 s each. Each download is also
+// capped at its own rate: a real pull is limited by its single download and unpack
+// stream, so one pull alone never fills a fast link, and parallel pulls finish
+// sooner than the same pulls one after another. Without the cap, serialized and
+// parallel pulls would take the same total time and maxParallelImagePulls would
+// show nothing.
 
 interface Transfer {
   remainingBytes: number;
@@ -13,12 +17,19 @@ export class RegistryLink {
   private lastAdvanceMs = performance.now();
   private timer: NodeJS.Timeout | undefined;
 
-  /** @param bytesPerSecond link bandwidth; 0 or Infinity means unlimited (every transfer instant). */
-  constructor(private readonly bytesPerSecond: number) {}
+  /**
+   * @param bytesPerSecond link bandwidth; 0 or Infinity means unlimited.
+   * @param perTransferBytesPerSecond the most one transfer gets; 0 or Infinity means no cap.
+   * With neither limit every transfer is instant.
+   */
+  constructor(
+    private readonly bytesPerSecond: number,
+    private readonly perTransferBytesPerSecond = Infinity,
+  ) {}
 
   /** Resolves once `bytes` have come through the shared link. */
   transfer(bytes: number): Promise<void> {
-    if (bytes <= 0 || !Number.isFinite(this.bytesPerSecond) || this.bytesPerSecond <= 0) return Promise.resolve();
+    if (bytes <= 0 || !Number.isFinite(this.rateWith(1))) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.advance();
       this.transfers.add({ remainingBytes: bytes, resolve });
@@ -31,14 +42,20 @@ export class RegistryLink {
     return this.transfers.size;
   }
 
-  /** Credits every transfer with its share of the bytes since the last advance. */
+  /** Bytes per second each transfer gets while `count` are in flight: its share of the link, at most the cap. */
+  rateWith(count: number): number {
+    const share = limit(this.bytesPerSecond) / Math.max(count, 1);
+    return Math.min(share, limit(this.perTransferBytesPerSecond));
+  }
+
+  /** Credits every transfer with what it moved since the last advance. */
   private advance(): void {
     const nowMs = performance.now();
     const elapsedMs = nowMs - this.lastAdvanceMs;
     this.lastAdvanceMs = nowMs;
     if (this.transfers.size === 0 || elapsedMs <= 0) return;
-    const sharePerTransfer = (this.bytesPerSecond * elapsedMs) / 1000 / this.transfers.size;
-    for (const transfer of this.transfers) transfer.remainingBytes -= sharePerTransfer;
+    const movedPerTransfer = (this.rateWith(this.transfers.size) * elapsedMs) / 1000;
+    for (const transfer of this.transfers) transfer.remainingBytes -= movedPerTransfer;
   }
 
   /** Finishes what is done and sets a timer for the next transfer to finish. */
@@ -54,7 +71,7 @@ export class RegistryLink {
     }
     if (this.transfers.size === 0) return;
     const smallest = Math.min(...[...this.transfers].map((t) => t.remainingBytes));
-    const waitMs = (smallest * this.transfers.size * 1000) / this.bytesPerSecond;
+    const waitMs = (smallest * 1000) / this.rateWith(this.transfers.size);
     this.timer = setTimeout(() => {
       this.advance();
       this.reschedule();
@@ -66,4 +83,9 @@ export class RegistryLink {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** A configured rate, with 0 meaning "no limit". */
+function limit(bytesPerSecond: number): number {
+  return bytesPerSecond > 0 ? bytesPerSecond : Infinity;
 }

@@ -1,0 +1,126 @@
+// The bench's command line. A bad flag or value exits non-zero naming it, before
+// anything starts.
+import { parseArgs } from 'node:util';
+import { SIM_PROFILE_NAMES, type SimProfileName } from '../src/simruntime/profiles.js';
+import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
+
+export type SourceKind = 'static' | 'api';
+
+export interface BenchOptions {
+  scenarios: ScenarioName[];
+  /** Overrides every selected scenario's pod counts. */
+  pods?: number[];
+  /** Overrides every selected scenario's --workers values. */
+  workers?: number[];
+  /** Overrides the profile of the simulated scenarios other than kubelet-bound (always instant). */
+  profile?: SimProfileName;
+  /** Overrides every selected scenario's sources. */
+  sources?: SourceKind[];
+  quick: boolean;
+  steadySeconds?: number;
+  /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
+  outDir?: string;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Runs shardlet against the simulated runtime (or containerd) and prints a table per
+scenario, writes results.json and SVG plots. See docs/bench.md.
+
+Options:
+  --scenarios LIST      ${SIM_SCENARIO_NAMES.join(',')} (default: all of these),
+                        or ${CONTAINERD_SCENARIO}
+  --runtime sim|containerd
+                        containerd runs the ${CONTAINERD_SCENARIO} scenario (root; scripts/containerd/setup.sh)
+  --pods LIST           pod counts, e.g. 250,500 (default per scenario)
+  --workers LIST        shardlet --workers values, e.g. 0,2 (default per scenario)
+  --profile NAME        simulated runtime profile: ${SIM_PROFILE_NAMES.join('|')} (default arm)
+  --source KIND         static|api|both: static pod directory, test API server or both
+  --steady-seconds N    length of the steady-state window (default 30)
+  --quick               a small smoke run (20 pods) of the selected scenarios
+  --out DIR             directory for results.json and the plots
+  -h, --help            this text
+`;
+
+export class BenchUsageError extends Error {
+  override readonly name = 'BenchUsageError';
+}
+
+/** Parses argv (without node and the script); throws BenchUsageError naming the bad flag. */
+export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        scenarios: { type: 'string' },
+        runtime: { type: 'string' },
+        pods: { type: 'string' },
+        workers: { type: 'string' },
+        profile: { type: 'string' },
+        source: { type: 'string' },
+        'steady-seconds': { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new BenchUsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  return {
+    scenarios: scenarioList(values.scenarios, values.runtime),
+    pods: integerList('--pods', values.pods, 1),
+    workers: integerList('--workers', values.workers, 0),
+    profile: oneOf('--profile', values.profile, SIM_PROFILE_NAMES),
+    sources: sourceList(values.source),
+    quick: values.quick,
+    steadySeconds: positiveNumber('--steady-seconds', values['steady-seconds']),
+    outDir: values.out,
+  };
+}
+
+function scenarioList(text: string | undefined, runtime: string | undefined): ScenarioName[] {
+  const chosenRuntime = oneOf('--runtime', runtime, ['sim', 'containerd'] as const) ?? 'sim';
+  if (text === undefined) return chosenRuntime === 'containerd' ? [CONTAINERD_SCENARIO] : [...SIM_SCENARIO_NAMES];
+  const names = text.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
+      throw new BenchUsageError(`--scenarios: unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
+    }
+  }
+  return [...new Set(names as ScenarioName[])];
+}
+
+function integerList(flag: string, text: string | undefined, min: number): number[] | undefined {
+  if (text === undefined) return undefined;
+  return text.split(',').map((part) => {
+    const value = Number(part.trim());
+    if (part.trim() === '' || !Number.isInteger(value) || value < min) {
+      throw new BenchUsageError(`${flag}: "${part}" is not an integer ≥ ${min}`);
+    }
+    return value;
+  });
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new BenchUsageError(`${flag}: "${value}" is not one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function sourceList(value: string | undefined): SourceKind[] | undefined {
+  const source = oneOf('--source', value, ['static', 'api', 'both'] as const);
+  if (source === undefined) return undefined;
+  return source === 'both' ? ['static', 'api'] : [source];
+}
+
+function positiveNumber(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new BenchUsageError(`${flag}: "${text}" is not a number > 0`);
+  return value;
+}

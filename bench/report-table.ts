@@ -1,0 +1,188 @@
+// The tables the bench prints: one per scenario, each row one run, with under it
+// the CRI calls per pod by method for each run and its floor. Fits 120 columns.
+import type { CriCallsByMethod } from './bench-runtime.js';
+import type { FloorResult, RunResult } from './results.js';
+import type { BenchPlan, ScenarioPlan } from './scenarios.js';
+import { sumOf, type LatencySummary } from './stats.js';
+
+/** Short names for the CRI breakdown, in the order a pod start makes the calls. */
+const CRI_ABBREVIATIONS: ReadonlyArray<[string, string]> = [
+  ['RunPodSandbox', 'Run'],
+  ['ImageStatus', 'ImgSt'],
+  ['PullImage', 'Pull'],
+  ['CreateContainer', 'Cre'],
+  ['StartContainer', 'Sta'],
+  ['ContainerStatus', 'CS'],
+  ['PodSandboxStatus', 'PSS'],
+  ['ListPodSandbox', 'LPS'],
+  ['ListContainers', 'LC'],
+  ['ListImages', 'LI'],
+  ['ImageFsInfo', 'IFs'],
+  ['StopContainer', 'StopC'],
+  ['StopPodSandbox', 'StopP'],
+  ['RemoveContainer', 'RmC'],
+  ['RemovePodSandbox', 'RmP'],
+  ['RemoveImage', 'RmI'],
+  ['Version', 'Ver'],
+  ['Status', 'St'],
+  ['UpdateRuntimeConfig', 'URC'],
+  ['UpdateContainerResources', 'UCR'],
+  ['ExecSync', 'Exec'],
+  ['GetContainerEvents', 'Ev'],
+];
+
+const LINE_WIDTH = 120;
+
+/** The abbreviations, wrapped to the line width. */
+function criLegend(): string {
+  const lines = ['CRI calls:'];
+  for (const entry of CRI_ABBREVIATIONS.map(([method, short]) => `${short}=${method}`)) {
+    if (lines[lines.length - 1].length + entry.length + 1 > LINE_WIDTH) lines.push(' ');
+    lines[lines.length - 1] += ` ${entry}`;
+  }
+  return lines.join('\n');
+}
+
+interface Column<T> {
+  /** Two header lines, so that columns stay narrow. */
+  header: [string, string];
+  cell: (row: T) => string;
+  alignLeft?: boolean;
+}
+
+function renderTable<T>(columns: Column<T>[], rows: T[]): string[] {
+  const cells = rows.map((row) => columns.map((column) => column.cell(row)));
+  const widths = columns.map((column, i) => Math.max(...column.header.map((h) => h.length), ...cells.map((row) => row[i].length)));
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => (columns[i].alignLeft ? value.padEnd(widths[i]) : value.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.header[0])), line(columns.map((c) => c.header[1])), ...cells.map(line)];
+}
+
+function seconds(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return '–';
+  return (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
+}
+
+function triple(summary: LatencySummary): string {
+  return [summary.p50Ms, summary.p90Ms, summary.p99Ms].map(seconds).join('/');
+}
+
+function fixed(value: number | undefined, digits: number): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+}
+
+interface StartRow {
+  label: string;
+  run: RunResult;
+  floor?: FloorResult;
+}
+
+const START_COLUMNS: Column<StartRow>[] = [
+  { header: ['', 'scenario'], cell: (r) => r.label, alignLeft: true },
+  { header: ['', 'source'], cell: (r) => r.run.spec.source, alignLeft: true },
+  { header: ['', 'pods'], cell: (r) => String(r.run.spec.pods) },
+  { header: ['', 'wk'], cell: (r) => String(r.run.spec.workers) },
+  { header: ['all', 'Running'], cell: (r) => (r.run.start ? `${seconds(r.run.start.allRunningMs)} s` : 'error') },
+  { header: ['start latency s', 'p50/p90/p99'], cell: (r) => (r.run.start ? triple(r.run.start.latency) : '') },
+  { header: ['excl. pulls s', 'p50/p90/p99'], cell: (r) => (r.run.start ? triple(r.run.start.latencyExcludingPulls) : '') },
+  { header: ['', 'pods/s'], cell: (r) => fixed(r.run.start?.podsPerSecond, 1) },
+  { header: ['CPU', 's'], cell: (r) => fixed(r.run.start?.cpuSeconds, 2) },
+  { header: ['CPU', 'ms/pod'], cell: (r) => fixed(r.run.start?.cpuMsPerPod, 2) },
+  { header: ['RSS', 'MiB'], cell: (r) => fixed(r.run.start?.peakRssMiB, 0) },
+  { header: ['API', 'writes'], cell: (r) => (r.run.start ? String(sumOf(r.run.start.apiWrites)) : '') },
+  { header: ['floor', 's'], cell: (r) => seconds(r.floor?.measured?.allRunningMs) },
+  { header: ['×', 'floor'], cell: (r) => ratio(r.run.start?.allRunningMs, r.floor?.measured?.allRunningMs) },
+];
+
+function ratio(value: number | undefined, floor: number | undefined): string {
+  return value === undefined || floor === undefined ? '–' : (value / floor).toFixed(2);
+}
+
+/** "total 14.2: Run 1.00 ImgSt 1.33 …" per pod, or per second for steady windows; n/a when nobody counted. */
+function criBreakdown(calls: CriCallsByMethod | undefined, divisor: number): string {
+  if (!calls) return 'n/a (neither the runtime nor this shardlet counts CRI calls)';
+  const known = new Map(CRI_ABBREVIATIONS);
+  const parts = Object.entries(calls)
+    .filter(([, count]) => (count ?? 0) > 0)
+    .sort(([a], [b]) => order(a) - order(b))
+    .map(([method, count]) => `${known.get(method) ?? method} ${per(count!, divisor)}`);
+  return `total ${per(sumOf(calls), divisor)}: ${parts.join(' ')}`;
+}
+
+function order(method: string): number {
+  const index = CRI_ABBREVIATIONS.findIndex(([name]) => name === method);
+  return index < 0 ? CRI_ABBREVIATIONS.length : index;
+}
+
+function per(count: number, divisor: number): string {
+  const value = count / divisor;
+  return value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function runTag(run: RunResult): string {
+  return `${run.spec.source} wk ${run.spec.workers}`;
+}
+
+function renderStartTable(scenario: ScenarioPlan, runsById: Map<string, RunResult>, floorsById: Map<string, FloorResult>): string[] {
+  const rows: StartRow[] = scenario.rows.map((row) => {
+    const run = runsById.get(row.runId)!;
+    return { label: row.label, run, floor: floorsById.get(run.spec.floorId) };
+  });
+  const lines = [scenario.title, '', ...renderTable(START_COLUMNS, rows)];
+  for (const row of rows.filter((r) => r.run.error)) lines.push(`  ${row.label} ${runTag(row.run)}: ${row.run.error}`);
+  lines.push('', 'CRI calls per pod:');
+  const labelWidth = Math.max(...rows.map((r) => `${r.label} ${runTag(r.run)}`.length), 'floor'.length + 10);
+  const shownFloors = new Set<string>();
+  for (const row of rows) {
+    if (row.floor && !shownFloors.has(row.floor.spec.id)) {
+      shownFloors.add(row.floor.spec.id);
+      const floorTag = `floor ${row.label}`.padEnd(labelWidth);
+      lines.push(`  ${floorTag}  ${row.floor.measured ? criBreakdown(row.floor.measured.criCalls, row.floor.spec.pods) : `error: ${row.floor.error}`}`);
+    }
+    if (row.run.start) lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${criBreakdown(row.run.start.criCalls, row.run.spec.pods)}`);
+  }
+  const apiRows = rows.filter((r) => r.run.start?.apiPodsRunning !== undefined);
+  if (apiRows.length > 0) lines.push('', 'API writes until all Running, and pods the API server showed Running then:');
+  for (const row of apiRows) {
+    const start = row.run.start!;
+    const writes = Object.entries(start.apiWrites).map(([key, count]) => `${key} ${count}`).join(', ') || 'none';
+    lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${start.apiPodsRunning}/${row.run.spec.pods} Running; ${writes}`);
+  }
+  return lines;
+}
+
+const STEADY_COLUMNS: Column<{ label: string; run: RunResult }>[] = [
+  { header: ['', 'scenario'], cell: (r) => r.label, alignLeft: true },
+  { header: ['', 'source'], cell: (r) => r.run.spec.source, alignLeft: true },
+  { header: ['running', 'pods'], cell: (r) => String(r.run.spec.pods) },
+  { header: ['', 'wk'], cell: (r) => String(r.run.spec.workers) },
+  { header: ['window', 's'], cell: (r) => fixed(r.run.steady?.windowSeconds, 1) },
+  { header: ['CPU', '% core'], cell: (r) => fixed(r.run.steady?.cpuPercentOfCore, 2) },
+  { header: ['CPU', 'ms/s'], cell: (r) => fixed(r.run.steady && (r.run.steady.cpuSeconds * 1000) / r.run.steady.windowSeconds, 1) },
+  { header: ['RSS', 'MiB'], cell: (r) => fixed(r.run.steady?.rssMiB, 0) },
+  { header: ['peak RSS', 'MiB'], cell: (r) => fixed(r.run.steady?.peakRssMiB, 0) },
+  { header: ['CRI', 'calls/s'], cell: (r) => fixed(r.run.steady?.criCalls && sumOf(r.run.steady.criCalls) / r.run.steady.windowSeconds, 2) },
+  { header: ['API', 'writes/s'], cell: (r) => fixed(r.run.steady && sumOf(r.run.steady.apiWrites) / r.run.steady.windowSeconds, 2) },
+];
+
+function renderSteadyTable(scenario: ScenarioPlan, runsById: Map<string, RunResult>): string[] {
+  const rows = scenario.rows.map((row) => ({ label: row.label, run: runsById.get(row.runId)! }));
+  const lines = [scenario.title, '', ...renderTable(STEADY_COLUMNS, rows)];
+  for (const row of rows.filter((r) => r.run.error)) lines.push(`  ${row.label} ${runTag(row.run)}: ${row.run.error}`);
+  lines.push('', 'CRI calls per second:');
+  for (const row of rows) {
+    if (row.run.steady) lines.push(`  ${row.label} ${runTag(row.run)}  ${criBreakdown(row.run.steady.criCalls, row.run.steady.windowSeconds)}`);
+  }
+  return lines;
+}
+
+/** Every scenario's table, in the order asked for. */
+export function renderTables(plan: BenchPlan, runsById: Map<string, RunResult>, floorsById: Map<string, FloorResult>): string {
+  const blocks = plan.scenarios.map((scenario) =>
+    (scenario.kind === 'steady' ? renderSteadyTable(scenario, runsById) : renderStartTable(scenario, runsById, floorsById)).join('\n'),
+  );
+  return `${blocks.join('\n\n')}\n\n${criLegend()}\n`;
+}

@@ -1,0 +1,164 @@
+// One run: a fresh runtime, the test API server for the API source, a shardlet
+// process, every pod submitted at once, then the wait for all of them to be
+// Running and the figures the pod-startup SLO and the design ask for; with a steady
+// window, shardlet's cost while nothing changes. Everything it started is stopped
+// and removed afterwards, whatever happened.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchApiServer } from './api-source.js';
+import { BENCH_NAMESPACE, benchPods } from './bench-pods.js';
+import { openBenchRuntime, type BenchRuntime, type ContainerdTarget, type CriCallsByMethod } from './bench-runtime.js';
+import { staticSubmitter, type PodSubmitter } from './pod-submitters.js';
+import { processCpuSeconds, processMemory } from './proc-stats.js';
+import type { StepProgress } from './progress.js';
+import type { PodStart, RunResult, StartMeasurement, SteadyMeasurement } from './results.js';
+import { MAX_PODS_HEADROOM, type RunSpec } from './scenarios.js';
+import { ShardletProcess, type StartupRecord } from './shardlet-process.js';
+import { countsDelta, summarize } from './stats.js';
+
+const RUNNING_POLL_MS = 200;
+const START_TIMEOUT_MS = 5 * 60_000;
+/** Lets the last status updates and PLEG events of the start-up pass before the steady window opens. */
+const STEADY_SETTLE_MS = 3_000;
+const STEADY_PROGRESS_PERIOD_MS = 1_000;
+
+/** What stays running while a run measures, and how to read it. */
+interface RunUnderTest {
+  spec: RunSpec;
+  shardlet: ShardletProcess;
+  runtime: BenchRuntime;
+  api?: BenchApiServer;
+  submitter: PodSubmitter;
+  progress: StepProgress;
+}
+
+export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | undefined, progress: StepProgress): Promise<RunResult> {
+  const workDir = mkdtempSync(join(tmpdir(), 'shardlet-bench-'));
+  // Undone in reverse: shardlet stops before its API server and runtime go away.
+  const teardown: Array<() => Promise<unknown>> = [];
+  const result: RunResult = { spec };
+  try {
+    const runtime = await openBenchRuntime(spec.profile, spec.imageSet, workDir, containerd, { 'io.kubernetes.pod.namespace': BENCH_NAMESPACE });
+    teardown.push(() => runtime.close());
+    let api: BenchApiServer | undefined;
+    let manifestDir: string | undefined;
+    if (spec.source === 'api') {
+      api = await BenchApiServer.start(workDir);
+      teardown.push(() => api!.stop());
+    } else {
+      manifestDir = join(workDir, 'manifests');
+      mkdirSync(manifestDir);
+    }
+    const shardlet = await ShardletProcess.start({
+      endpoint: runtime.endpoint,
+      workDir,
+      workers: spec.workers,
+      maxPods: spec.pods + MAX_PODS_HEADROOM,
+      imagePulls: spec.imagePulls,
+      manifestDir,
+      kubeconfig: api?.nodeKubeconfig,
+    });
+    teardown.push(() => shardlet.stop());
+    await api?.waitForKubelet(() => shardlet.assertRunning());
+    const run: RunUnderTest = { spec, shardlet, runtime, api, submitter: api?.submitter ?? staticSubmitter(manifestDir!), progress };
+    result.start = await measureStart(run);
+    if (spec.steadySeconds > 0) result.steady = await measureSteady(run);
+  } catch (err) {
+    result.error = (err as Error).message;
+  } finally {
+    for (const undo of teardown.reverse()) await undo().catch((err: Error) => (result.error ??= `teardown: ${err.message}`));
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
+  const { spec, shardlet, api } = run;
+  const pods = benchPods(spec.pods, spec.imageSet.images);
+  const criBefore = await criCallsOf(run);
+  api?.resetRequestCount();
+  const cpuBefore = processCpuSeconds(shardlet.pid);
+  const firstSubmittedMs = Date.now();
+  const submittedAtMs = await run.submitter.submit(pods);
+  const submitMs = Date.now() - firstSubmittedMs;
+  const records = await waitAllRunning(run, submittedAtMs);
+  const cpuSeconds = processCpuSeconds(shardlet.pid) - cpuBefore;
+  const criAfter = await criCallsOf(run);
+  const starts = records.map((record) => podStart(record, submittedAtMs.get(record.pod)!));
+  const allRunningMs = Math.max(...starts.map((start) => start.runningAtMs)) - firstSubmittedMs;
+  return {
+    allRunningMs,
+    submitMs,
+    latency: summarize(starts.map((start) => start.latencyMs)),
+    latencyExcludingPulls: summarize(starts.map((start) => start.latencyExcludingPullsMs)),
+    podsPerSecond: spec.pods / (allRunningMs / 1000),
+    cpuSeconds,
+    cpuMsPerPod: (cpuSeconds * 1000) / spec.pods,
+    peakRssMiB: processMemory(shardlet.pid).peakRssMiB,
+    criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
+    apiWrites: api?.kubeletWrites(spec.pods) ?? {},
+    apiPodsRunning: api?.podsRunning(),
+    pods: starts,
+  };
+}
+
+/** Polls shardlet's start records until every submitted pod is Running; resolves with those records. */
+async function waitAllRunning(run: RunUnderTest, submittedAtMs: Map<string, number>): Promise<StartupRecord[]> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let running: StartupRecord[] = [];
+  for (;;) {
+    run.shardlet.assertRunning();
+    running = (await run.shardlet.startupRecords()).filter((record) => submittedAtMs.has(record.pod) && record.runningAtMs !== undefined);
+    run.progress.update(running.length, submittedAtMs.size, 'Running');
+    if (running.length >= submittedAtMs.size) return running;
+    if (Date.now() > deadline) throw new Error(`only ${running.length} of ${submittedAtMs.size} pods Running after ${START_TIMEOUT_MS / 1000} s`);
+    await sleep(RUNNING_POLL_MS);
+  }
+}
+
+function podStart(record: StartupRecord, submittedAtMs: number): PodStart {
+  const runningAtMs = record.runningAtMs!;
+  const latencyMs = runningAtMs - submittedAtMs;
+  const pulled = record.firstStartedPullingAtMs !== undefined && record.lastFinishedPullingAtMs !== undefined;
+  const pullMs = pulled ? record.lastFinishedPullingAtMs! - record.firstStartedPullingAtMs! : undefined;
+  return { pod: record.pod, submittedAtMs, runningAtMs, latencyMs, pullMs, latencyExcludingPullsMs: latencyMs - (pullMs ?? 0) };
+}
+
+async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
+  const { spec, shardlet, api } = run;
+  await sleep(STEADY_SETTLE_MS);
+  const criBefore = await criCallsOf(run);
+  api?.resetRequestCount();
+  const cpuBefore = processCpuSeconds(shardlet.pid);
+  const startedMs = Date.now();
+  const windowMs = spec.steadySeconds * 1000;
+  while (Date.now() - startedMs < windowMs) {
+    run.progress.update(Math.floor((Date.now() - startedMs) / 1000), spec.steadySeconds, 's steady');
+    await sleep(Math.min(STEADY_PROGRESS_PERIOD_MS, windowMs - (Date.now() - startedMs)));
+    shardlet.assertRunning();
+  }
+  const windowSeconds = (Date.now() - startedMs) / 1000;
+  const cpuSeconds = processCpuSeconds(shardlet.pid) - cpuBefore;
+  const criAfter = await criCallsOf(run);
+  const memory = processMemory(shardlet.pid);
+  return {
+    settleSeconds: STEADY_SETTLE_MS / 1000,
+    windowSeconds,
+    cpuSeconds,
+    cpuPercentOfCore: (cpuSeconds / windowSeconds) * 100,
+    rssMiB: memory.rssMiB,
+    peakRssMiB: memory.peakRssMiB,
+    criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
+    apiWrites: api?.kubeletWrites(0) ?? {},
+  };
+}
+
+/** The sim counts what it serves; on containerd, shardlet's own counters (absent in older builds). */
+async function criCallsOf(run: RunUnderTest): Promise<CriCallsByMethod | undefined> {
+  return run.runtime.criCalls?.() ?? (await run.shardlet.criCalls());
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,287 @@
+// The catalog: which runs make up each scenario, by default and with --quick, and
+// the plan that runs each distinct run once (a run that two scenarios share, such
+// as density-500 static --workers 2 in density, sweep and steady, is measured once
+// and shown in each table) right after the floor it is compared with.
+import type { SimProfileName } from '../src/simruntime/profiles.js';
+import type { BenchOptions, SourceKind } from './options.js';
+
+export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady'] as const;
+export const CONTAINERD_SCENARIO = 'containerd';
+export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** The runtime a run talks to: a simulated one with a latency profile, or the project's containerd. */
+export type RuntimeProfile = SimProfileName | 'containerd';
+
+const MB = 1_000_000;
+const DEFAULT_STEADY_SECONDS = 30;
+const QUICK_STEADY_SECONDS = 3;
+const QUICK_PODS = 20;
+const QUICK_WORKERS = [0, 1];
+/** Pods above this many need a larger --max-pods: shardlet admits at most maxPods. */
+export const MAX_PODS_HEADROOM = 10;
+
+export interface ImageSet {
+  /** Short name for run ids. */
+  name: string;
+  /** For titles: "25 images of 50–500 MB". */
+  description: string;
+  images: string[];
+  /** Size of each image in the simulated registry (containerd has its own). */
+  sizesBytes: Record<string, number>;
+}
+
+/** serializeImagePulls, or a maxParallelImagePulls limit. */
+export type ImagePulls = { serialize: true } | { serialize: false; maxParallel: number };
+
+export interface FloorSpec {
+  id: string;
+  profile: RuntimeProfile;
+  pods: number;
+  imageSet: ImageSet;
+  imagePulls: ImagePulls;
+}
+
+export interface RunSpec extends Omit<FloorSpec, 'id'> {
+  /** Identifies the run across scenarios. */
+  id: string;
+  floorId: string;
+  source: SourceKind;
+  workers: number;
+  /** Seconds to keep shardlet running after all pods are Running, measuring; 0 for none. */
+  steadySeconds: number;
+}
+
+export interface ScenarioRow {
+  /** The table's scenario column, e.g. density-500 or pulls parallel-5. */
+  label: string;
+  runId: string;
+}
+
+export interface ScenarioPlan {
+  name: ScenarioName;
+  /** Printed above the table: what the runs do. */
+  title: string;
+  /** Start-up tables report pod start; steady reports the running node. */
+  kind: 'start' | 'steady';
+  rows: ScenarioRow[];
+}
+
+export interface BenchPlan {
+  scenarios: ScenarioPlan[];
+  /** Every distinct run once, each after its floor. */
+  runs: RunSpec[];
+  floors: FloorSpec[];
+}
+
+/** Ten app images: pulls happen, but the runtime's pod work dominates. */
+function densityImages(): ImageSet {
+  const images = Array.from({ length: 10 }, (_, i) => `registry.bench/app-${i}:1.0`);
+  return { name: '10x50MB', description: '10 images of 50 MB', images, sizesBytes: Object.fromEntries(images.map((image) => [image, 50 * MB])) };
+}
+
+/** `count` images from minBytes to maxBytes, spaced evenly on a log scale: many small images, a few big ones. */
+function pullImages(count: number, minBytes: number, maxBytes: number): ImageSet {
+  const images = Array.from({ length: count }, (_, i) => `registry.bench/pull-${i}:1.0`);
+  const ratio = count > 1 ? (maxBytes / minBytes) ** (1 / (count - 1)) : 1;
+  const sizesBytes = Object.fromEntries(images.map((image, i) => [image, Math.round(minBytes * ratio ** i)]));
+  const range = `${minBytes / MB}–${maxBytes / MB} MB`;
+  return { name: `${count}x${minBytes / MB}-${maxBytes / MB}MB`, description: `${count} images of ${range}`, images, sizesBytes };
+}
+
+function localImage(image: string): ImageSet {
+  return { name: 'local', description: `one local image (${image})`, images: [image], sizesBytes: {} };
+}
+
+const PARALLEL_5: ImagePulls = { serialize: false, maxParallel: 5 };
+
+function imagePullsLabel(pulls: ImagePulls): string {
+  return pulls.serialize ? 'serial' : `parallel-${pulls.maxParallel}`;
+}
+
+function totalImageBytes(imageSet: ImageSet): number {
+  return Object.values(imageSet.sizesBytes).reduce((sum, bytes) => sum + bytes, 0);
+}
+
+interface RunAxes {
+  profiles: RuntimeProfile[];
+  pods: number[];
+  sources: SourceKind[];
+  workers: number[];
+  imageSet: ImageSet;
+  imagePulls: ImagePulls[];
+  steadySeconds?: number;
+}
+
+/** Every combination of the axes, labelled by `label`. */
+function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioRow & { run: RunSpec }> {
+  const rows: Array<ScenarioRow & { run: RunSpec }> = [];
+  for (const profile of axes.profiles)
+    for (const imagePulls of axes.imagePulls)
+      for (const pods of axes.pods)
+        for (const source of axes.sources)
+          for (const workers of axes.workers) {
+            const floorId = `${profile}:${pods}p:${axes.imageSet.name}:${imagePullsLabel(imagePulls)}`;
+            const run: RunSpec = {
+              id: `${floorId}:${source}:w${workers}`,
+              floorId,
+              profile,
+              pods,
+              imageSet: axes.imageSet,
+              imagePulls,
+              source,
+              workers,
+              steadySeconds: axes.steadySeconds ?? 0,
+            };
+            rows.push({ label: label(run), runId: run.id, run });
+          }
+  return rows;
+}
+
+type ScenarioBuilder = (options: BenchOptions, containerdImage: string | undefined) => ScenarioPlan & { rows: Array<ScenarioRow & { run: RunSpec }> };
+
+const BOTH_SOURCES: SourceKind[] = ['static', 'api'];
+
+const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
+  density: (o) => {
+    const profile = o.profile ?? 'arm';
+    return {
+      name: 'density',
+      title: `density: one-container pods (a third with an init container) submitted at once; ${densityImages().description}, parallel pulls ≤ 5; profile ${profile}`,
+      kind: 'start',
+      rows: rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [250, 500]),
+          sources: o.sources ?? BOTH_SOURCES,
+          workers: o.workers ?? (o.quick ? QUICK_WORKERS : [0, 2]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+        },
+        (run) => `density-${run.pods}`,
+      ),
+    };
+  },
+  pulls: (o) => {
+    const profile = o.profile ?? 'arm';
+    const imageSet = o.quick ? pullImages(5, 5 * MB, 50 * MB) : pullImages(25, 50 * MB, 500 * MB);
+    return {
+      name: 'pulls',
+      title: `pulls: pods over ${imageSet.description} (${(totalImageBytes(imageSet) / 1e9).toFixed(1)} GB in all), serializeImagePulls against maxParallelImagePulls; profile ${profile}`,
+      kind: 'start',
+      rows: rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          sources: o.sources ?? ['static'],
+          workers: o.workers ?? (o.quick ? [1] : [0, 2]),
+          imageSet,
+          imagePulls: o.quick ? [{ serialize: true }, PARALLEL_5] : [{ serialize: true }, PARALLEL_5, { serialize: false, maxParallel: 10 }],
+        },
+        (run) => `pulls ${imagePullsLabel(run.imagePulls)}`,
+      ),
+    };
+  },
+  sweep: (o) => {
+    const profiles = [...new Set<SimProfileName>([o.profile ?? 'arm', 'instant'])];
+    const pods = o.pods ?? (o.quick ? [QUICK_PODS] : [500]);
+    return {
+      name: 'sweep',
+      title: `sweep: --workers on density-${pods.join('/')}, profiles ${profiles.join(' and ')} (instant: kubelet-bound)`,
+      kind: 'start',
+      rows: rowsOf(
+        {
+          profiles,
+          pods,
+          sources: o.sources ?? ['static'],
+          workers: o.workers ?? (o.quick ? QUICK_WORKERS : [0, 1, 2, 4, 8]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+        },
+        (run) => `sweep ${run.profile}`,
+      ),
+    };
+  },
+  'kubelet-bound': (o) => ({
+    name: 'kubelet-bound',
+    title: 'kubelet-bound: density on the instant profile (every runtime call answers at once): only shardlet’s own cost shows',
+    kind: 'start',
+    rows: rowsOf(
+      {
+        profiles: ['instant'],
+        pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+        // The quick run covers the API source in density already.
+        sources: o.sources ?? (o.quick ? ['static'] : BOTH_SOURCES),
+        workers: o.workers ?? (o.quick ? QUICK_WORKERS : [0, 2]),
+        imageSet: densityImages(),
+        imagePulls: [PARALLEL_5],
+      },
+      () => 'kubelet-bound',
+    ),
+  }),
+  steady: (o) => {
+    const profile = o.profile ?? 'arm';
+    const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_STEADY_SECONDS : DEFAULT_STEADY_SECONDS);
+    return {
+      name: 'steady',
+      title: `steady: shardlet with every density pod Running, measured for ${steadySeconds} s after a settling pause; profile ${profile}`,
+      kind: 'steady',
+      rows: rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          sources: o.sources ?? ['static'],
+          workers: o.workers ?? (o.quick ? [1] : [2]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+          steadySeconds,
+        },
+        () => 'steady',
+      ),
+    };
+  },
+  containerd: (o, containerdImage) => ({
+    name: 'containerd',
+    title: `containerd: density on the project's containerd, ${localImage(containerdImage ?? 'busybox').description}; floor = a bare parallel CRI client run just before`,
+    kind: 'start',
+    rows: rowsOf(
+      {
+        profiles: ['containerd'],
+        pods: o.pods ?? (o.quick ? [QUICK_PODS] : [50, 250]),
+        sources: o.sources ?? ['static'],
+        workers: o.workers ?? (o.quick ? QUICK_WORKERS : [0, 2]),
+        imageSet: localImage(containerdImage ?? 'busybox'),
+        imagePulls: [PARALLEL_5],
+      },
+      (run) => `containerd-${run.pods}`,
+    ),
+  }),
+};
+
+/** The scenarios asked for, and each distinct run once, grouped after its floor. */
+export function planBench(options: BenchOptions, containerdImage?: string): BenchPlan {
+  const built = options.scenarios.map((name) => SCENARIOS[name](options, containerdImage));
+  const runsById = new Map<string, RunSpec>();
+  const floorsById = new Map<string, FloorSpec>();
+  for (const { run } of built.flatMap((scenario) => scenario.rows)) {
+    const known = runsById.get(run.id);
+    if (known) known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
+    else runsById.set(run.id, { ...run });
+    if (!floorsById.has(run.floorId)) {
+      floorsById.set(run.floorId, { id: run.floorId, profile: run.profile, pods: run.pods, imageSet: run.imageSet, imagePulls: run.imagePulls });
+    }
+  }
+  const runs = [...floorsById.keys()].flatMap((floorId) => [...runsById.values()].filter((run) => run.floorId === floorId));
+  const scenarios = built.map(({ rows, ...scenario }) => ({ ...scenario, rows: rows.map(({ label, runId }) => ({ label, runId })) }));
+  return { scenarios, runs, floors: [...floorsById.values()] };
+}
+
+/** "arm 500 pods, static, --workers 2" and the pull setting when it is not the density one. */
+export function describeRun(run: RunSpec): string {
+  const pulls = run.imageSet.name === densityImages().name ? '' : `, ${run.imageSet.images.length} images ${imagePullsLabel(run.imagePulls)}`;
+  return `${run.profile} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : ''}`;
+}
+
+export function describeFloor(floor: FloorSpec): string {
+  return `floor: bare CRI client, ${floor.profile} ${floor.pods} pods, ${floor.imageSet.images.length} images ${imagePullsLabel(floor.imagePulls)}`;
+}

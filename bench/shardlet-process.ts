@@ -1,0 +1,138 @@
+// shardlet as the bench runs it: its own process (so /proc gives its CPU and memory
+// alone), flags on the command line, and its read-only port for health, per-pod
+// start records and CRI call counters.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../src/tools/free-port.js';
+import { BENCH_NODE_NAME } from './bench-pods.js';
+import type { CriCallsByMethod } from './bench-runtime.js';
+import type { ImagePulls } from './scenarios.js';
+
+const SHARDLET_CLI = fileURLToPath(new URL('../src/main/cli.js', import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 100;
+const STOP_GRACE_MS = 10_000;
+/** Enough of shardlet's stderr to say why it died. */
+const STDERR_TAIL_CHARS = 4_000;
+
+/** One pod's start as shardlet saw it (GET /stats/startup); epoch ms on this machine. */
+export interface StartupRecord {
+  uid: string;
+  /** namespace/name */
+  pod: string;
+  seenAtMs: number;
+  runningAtMs?: number;
+  firstStartedPullingAtMs?: number;
+  lastFinishedPullingAtMs?: number;
+}
+
+export interface ShardletLaunch {
+  endpoint: string;
+  workDir: string;
+  workers: number;
+  maxPods: number;
+  imagePulls: ImagePulls;
+  /** Static pod directory, for the static source. */
+  manifestDir?: string;
+  /** For the API source. */
+  kubeconfig?: string;
+}
+
+export class ShardletProcess {
+  private stderrTail = '';
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  /** Starts shardlet and waits until its read-only /healthz answers. */
+  static async start(launch: ShardletLaunch): Promise<ShardletProcess> {
+    const port = await freePort();
+    const pulls = launch.imagePulls.serialize
+      ? ['--serialize-image-pulls=true']
+      : ['--serialize-image-pulls=false', `--max-parallel-image-pulls=${launch.imagePulls.maxParallel}`];
+    const child = spawn(
+      process.execPath,
+      [
+        SHARDLET_CLI,
+        `--container-runtime-endpoint=${launch.endpoint}`,
+        `--root-dir=${join(launch.workDir, 'root')}`,
+        `--read-only-port=${port}`,
+        `--workers=${launch.workers}`,
+        `--max-pods=${launch.maxPods}`,
+        `--hostname-override=${BENCH_NODE_NAME}`,
+        ...pulls,
+        ...(launch.manifestDir ? [`--pod-manifest-path=${launch.manifestDir}`] : []),
+        ...(launch.kubeconfig ? [`--kubeconfig=${launch.kubeconfig}`] : []),
+      ],
+      // Its JSON logs are part of what it costs, but nobody reads them here.
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const shardlet = new ShardletProcess(child, port);
+    try {
+      await shardlet.waitHealthy();
+    } catch (err) {
+      await shardlet.stop();
+      throw err;
+    }
+    return shardlet;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Throws with the end of its stderr when shardlet is no longer running. */
+  assertRunning(): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      throw new Error(`shardlet exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderrTail.trim() || 'no stderr'}`);
+    }
+  }
+
+  async startupRecords(): Promise<StartupRecord[]> {
+    const reply = (await this.getJson('/stats/startup')) as { items: StartupRecord[] };
+    return reply.items;
+  }
+
+  /** shardlet's own CRI call counters (all threads, since start); undefined when this build has none. */
+  async criCalls(): Promise<CriCallsByMethod | undefined> {
+    const reply = await fetch(`http://127.0.0.1:${this.port}/stats/cri`);
+    if (reply.status === 404) return undefined;
+    if (!reply.ok) throw new Error(`shardlet GET /stats/cri: HTTP ${reply.status}`);
+    return ((await reply.json()) as { calls: CriCallsByMethod }).calls;
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within the grace period. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const killTimer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS);
+    await this.exited;
+    clearTimeout(killTimer);
+  }
+
+  private async waitHealthy(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      this.assertRunning();
+      const reply = await fetch(`http://127.0.0.1:${this.port}/healthz`).catch(() => undefined);
+      if (reply?.ok) return;
+      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+    }
+    throw new Error(`shardlet /healthz did not answer ok within ${READY_TIMEOUT_MS} ms`);
+  }
+
+  private async getJson(path: string): Promise<unknown> {
+    const reply = await fetch(`http://127.0.0.1:${this.port}${path}`);
+    if (!reply.ok) throw new Error(`shardlet GET ${path}: HTTP ${reply.status}`);
+    return reply.json();
+  }
+}

@@ -1,0 +1,125 @@
+// The issue's targets for a 2-core machine, judged on this invocation's figures.
+// The bench reports them; a missed target never makes it fail.
+import type { FloorResult, RunResult } from './results.js';
+import type { BenchPlan, ScenarioName } from './scenarios.js';
+
+const TARGET_PODS = 500;
+const CONTAINERD_TARGET_PODS = 250;
+const KUBELET_BOUND_MAX_ALL_RUNNING_MS = 2_000;
+const KUBELET_BOUND_MAX_CPU_MS_PER_POD = 1.5;
+const KUBELET_BOUND_MAX_PEAK_RSS_MIB = 200;
+const ARM_MAX_FLOOR_RATIO = 1.1;
+const ARM_MAX_P99_EXCLUDING_PULLS_MS = 5_000;
+const STEADY_MAX_PERCENT_OF_CORE = 3;
+const CONTAINERD_MAX_FLOOR_RATIO = 1.15;
+
+export type TargetStatus = 'met' | 'not met' | 'not measured' | 'reported';
+
+export interface TargetCheck {
+  status: TargetStatus;
+  /** What was judged, with the figures. */
+  text: string;
+}
+
+interface Inputs {
+  plan: BenchPlan;
+  runsById: Map<string, RunResult>;
+  floorsById: Map<string, FloorResult>;
+}
+
+/** Runs of a scenario with `pods` pods that measured their start, in table order. */
+function runsOf({ plan, runsById }: Inputs, scenario: ScenarioName, pods: number): RunResult[] {
+  const rows = plan.scenarios.find((s) => s.name === scenario)?.rows ?? [];
+  return rows.map((row) => runsById.get(row.runId)!).filter((run) => run.spec.pods === pods && run.start);
+}
+
+function judge(met: boolean, text: string): TargetCheck {
+  return { status: met ? 'met' : 'not met', text };
+}
+
+function tag(run: RunResult): string {
+  return `${run.spec.pods} pods ${run.spec.source}, --workers ${run.spec.workers}`;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+export function checkTargets(inputs: Inputs): TargetCheck[] {
+  return [...kubeletBound(inputs), ...armProfile(inputs), ...steady(inputs), ...containerd(inputs), workersRatio(inputs)];
+}
+
+function kubeletBound(inputs: Inputs): TargetCheck[] {
+  const runs = runsOf(inputs, 'kubelet-bound', TARGET_PODS).filter((run) => run.spec.source === 'static');
+  if (runs.length === 0) return [{ status: 'not measured', text: `kubelet-bound ${TARGET_PODS} pods static (scenario kubelet-bound)` }];
+  return runs.flatMap((run) => {
+    const start = run.start!;
+    return [
+      judge(start.allRunningMs <= KUBELET_BOUND_MAX_ALL_RUNNING_MS, `kubelet-bound ${tag(run)}: all Running ${s(start.allRunningMs)} (≤ ${s(KUBELET_BOUND_MAX_ALL_RUNNING_MS)})`),
+      judge(start.cpuMsPerPod <= KUBELET_BOUND_MAX_CPU_MS_PER_POD, `kubelet-bound ${tag(run)}: shardlet CPU ${start.cpuMsPerPod.toFixed(2)} ms per pod start (≤ ${KUBELET_BOUND_MAX_CPU_MS_PER_POD} ms)`),
+      judge(start.peakRssMiB <= KUBELET_BOUND_MAX_PEAK_RSS_MIB, `kubelet-bound ${tag(run)}: peak RSS ${start.peakRssMiB.toFixed(0)} MiB (≤ ${KUBELET_BOUND_MAX_PEAK_RSS_MIB} MiB)`),
+    ];
+  });
+}
+
+function armProfile(inputs: Inputs): TargetCheck[] {
+  const runs = runsOf(inputs, 'density', TARGET_PODS).filter((run) => run.spec.profile === 'arm');
+  if (runs.length === 0) return [{ status: 'not measured', text: `arm profile ${TARGET_PODS} pods (scenario density, profile arm)` }];
+  return runs.flatMap((run) => {
+    const start = run.start!;
+    const floor = inputs.floorsById.get(run.spec.floorId)?.measured;
+    const p99 = start.latencyExcludingPulls.p99Ms;
+    const p99Check = judge(p99 <= ARM_MAX_P99_EXCLUDING_PULLS_MS, `arm ${tag(run)}: p99 start latency excluding pulls ${s(p99)} (≤ ${s(ARM_MAX_P99_EXCLUDING_PULLS_MS)})`);
+    if (!floor) return [{ status: 'not measured' as const, text: `arm ${tag(run)}: all Running against the floor (the floor failed)` }, p99Check];
+    const ratio = start.allRunningMs / floor.allRunningMs;
+    return [
+      judge(ratio <= ARM_MAX_FLOOR_RATIO, `arm ${tag(run)}: all Running ${s(start.allRunningMs)} = ${ratio.toFixed(2)} × floor ${s(floor.allRunningMs)} (≤ ${ARM_MAX_FLOOR_RATIO} ×)`),
+      p99Check,
+    ];
+  });
+}
+
+function steady(inputs: Inputs): TargetCheck[] {
+  const runs = runsOf(inputs, 'steady', TARGET_PODS).filter((run) => run.steady);
+  if (runs.length === 0) return [{ status: 'not measured', text: `steady state with ${TARGET_PODS} running pods (scenario steady)` }];
+  return runs.map((run) => {
+    const steadyState = run.steady!;
+    return judge(
+      steadyState.cpuPercentOfCore <= STEADY_MAX_PERCENT_OF_CORE,
+      `steady ${tag(run)}: ${steadyState.cpuPercentOfCore.toFixed(2)} % of one core over ${steadyState.windowSeconds.toFixed(0)} s (≤ ${STEADY_MAX_PERCENT_OF_CORE} %)`,
+    );
+  });
+}
+
+function containerd(inputs: Inputs): TargetCheck[] {
+  const runs = runsOf(inputs, 'containerd', CONTAINERD_TARGET_PODS);
+  if (runs.length === 0) {
+    return [{ status: 'not measured', text: `containerd ${CONTAINERD_TARGET_PODS} pods against the bare client (npm run bench -- --runtime containerd)` }];
+  }
+  return runs.map((run) => {
+    const floor = inputs.floorsById.get(run.spec.floorId)?.measured;
+    if (!floor) return { status: 'not measured', text: `containerd ${tag(run)}: the bare client run failed` };
+    const ratio = run.start!.allRunningMs / floor.allRunningMs;
+    return judge(
+      ratio <= CONTAINERD_MAX_FLOOR_RATIO,
+      `containerd ${tag(run)}: all Running ${s(run.start!.allRunningMs)} = ${ratio.toFixed(2)} × bare client ${s(floor.allRunningMs)} (≤ ${CONTAINERD_MAX_FLOOR_RATIO} ×)`,
+    );
+  });
+}
+
+/** What sharding buys when only the kubelet's cost counts: pods/s at --workers 2 over --workers 0. */
+function workersRatio(inputs: Inputs): TargetCheck {
+  const runs = [...runsOf(inputs, 'kubelet-bound', TARGET_PODS), ...runsOf(inputs, 'sweep', TARGET_PODS)].filter(
+    (run) => run.spec.profile === 'instant' && run.spec.source === 'static',
+  );
+  const at = (workers: number) => runs.find((run) => run.spec.workers === workers)?.start;
+  const [w0, w2] = [at(0), at(2)];
+  if (!w0 || !w2) return { status: 'not measured', text: `workers sweep: kubelet-bound ${TARGET_PODS} pods static at --workers 0 and 2` };
+  return {
+    status: 'reported',
+    text: `workers sweep, kubelet-bound ${TARGET_PODS} pods static: pods/s at --workers 2 / --workers 0 = ${(w2.podsPerSecond / w0.podsPerSecond).toFixed(2)} (${w2.podsPerSecond.toFixed(0)} / ${w0.podsPerSecond.toFixed(0)})`,
+  };
+}
+
+export function renderTargets(checks: TargetCheck[]): string {
+  const lines = checks.map((check) => `  ${check.status.padEnd(12)} ${check.text}`);
+  return ['targets (2-core machine; reported, never enforced)', ...lines].join('\n');
+}

@@ -1,0 +1,87 @@
+// `npm run bench -- --quick` keeps working: the real bench entry as a child
+// process, judged on what its users rely on (the tables, results.json with every
+// pod's latency, the SVG plots), never on how fast anything was.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import type { FloorResult, RunResult } from '../../bench/results.js';
+import type { ScenarioPlan } from '../../bench/scenarios.js';
+
+const run = promisify(execFile);
+const BENCH = fileURLToPath(new URL('../../bench/density.js', import.meta.url));
+const QUICK_TIMEOUT_MS = 10 * 60_000;
+const SIM_SCENARIOS = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady'];
+
+interface BenchResults {
+  scenarios: ScenarioPlan[];
+  runs: RunResult[];
+  floors: FloorResult[];
+  targets: Array<{ status: string; text: string }>;
+}
+
+describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
+  let outDir: string;
+  let stdout: string;
+  let results: BenchResults;
+
+  before(async () => {
+    outDir = mkdtempSync(join(tmpdir(), 'shardlet-bench-quick-'));
+    // A failed run exits non-zero: execFile rejects with its stdout and stderr for the message.
+    ({ stdout } = await run(process.execPath, [BENCH, '--quick', '--out', outDir], { timeout: QUICK_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }));
+    results = JSON.parse(readFileSync(join(outDir, 'results.json'), 'utf8')) as BenchResults;
+  });
+
+  after(() => rmSync(outDir, { recursive: true, force: true }));
+
+  it('prints a table per scenario and the targets block', () => {
+    for (const name of SIM_SCENARIOS) assert.match(stdout, new RegExp(`^${name}: `, 'm'), `a ${name} table`);
+    assert.equal(stdout.match(/^scenario\s+source\s/gm)?.length, SIM_SCENARIOS.length, 'one header per table');
+    assert.match(stdout, /^targets \(/m);
+    assert.match(stdout, /^results: .*results\.json$/m);
+  });
+
+  it('writes results.json with every scenario, its rows and every pod’s latency', () => {
+    assert.deepEqual(results.scenarios.map((s) => s.name), SIM_SCENARIOS);
+    const density = results.scenarios.find((s) => s.name === 'density')!;
+    assert.equal(density.rows.length, 4, 'density: static and api × --workers 0 and 1');
+    const runsById = new Map(results.runs.map((r) => [r.spec.id, r]));
+    for (const scenario of results.scenarios) {
+      for (const row of scenario.rows) assert.ok(runsById.has(row.runId), `${scenario.name} row ${row.label} has its run`);
+    }
+    for (const result of results.runs) {
+      assert.equal(result.error, undefined, `${result.spec.id} ran`);
+      const start = result.start!;
+      assert.equal(start.pods.length, result.spec.pods, `${result.spec.id}: a latency for every pod`);
+      for (const pod of start.pods) {
+        assert.ok(Number.isFinite(pod.latencyMs) && pod.latencyMs >= 0, `${pod.pod} latency ${pod.latencyMs}`);
+        assert.ok(pod.latencyExcludingPullsMs <= pod.latencyMs);
+      }
+      assert.ok(start.cpuSeconds >= 0 && start.peakRssMiB > 0);
+      assert.ok(start.criCalls?.RunPodSandbox !== undefined && start.criCalls.RunPodSandbox >= result.spec.pods, `${result.spec.id}: a sandbox per pod`);
+      if (result.spec.source === 'api') assert.ok(Object.keys(start.apiWrites).length > 0, `${result.spec.id}: shardlet wrote pod statuses`);
+    }
+    const steady = results.runs.filter((r) => r.steady);
+    assert.equal(steady.length, 1, 'one run kept going for the steady window');
+    assert.ok(steady[0].steady!.cpuPercentOfCore >= 0);
+    for (const floor of results.floors) assert.ok(floor.measured && floor.measured.podLatenciesMs.length === floor.spec.pods, `floor ${floor.spec.id}`);
+    assert.ok(results.targets.length > 0);
+  });
+
+  it('draws the latency CDFs and the workers sweep as SVG with data points', () => {
+    const plots = [...stdout.matchAll(/^plot:\s+(\S+)$/gm)].map((m) => m[1]);
+    const names = plots.map((path) => path.slice(outDir.length + 1)).sort();
+    assert.deepEqual(names, ['density-latency.svg', 'kubelet-bound-latency.svg', 'pulls-latency.svg', 'sweep-latency.svg', 'sweep-pods-per-second.svg']);
+    for (const path of plots) {
+      const svg = readFileSync(path, 'utf8');
+      assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      assert.match(svg, /<\/svg>\s*$/);
+      const points = [...svg.matchAll(/<polyline [^>]*points="([^"]+)"/g)].map((m) => m[1].split(' ').length);
+      assert.ok(points.length > 0 && points.every((count) => count >= 2), `${path}: lines with points`);
+    }
+  });
+});
