@@ -9,6 +9,8 @@ import { isStaticPod } from '../../shared/pod-kinds.js';
 
 /** Upstream's backOffPeriod: how long a pod waits after a failed sync. */
 export const SYNC_ERROR_BACKOFF_MS = 10_000;
+/** The sync tick's period: requeues due sooner than this get a timer of their own. */
+const SYNC_TICK_GRANULARITY_MS = 1_000;
 /** How soon a terminating pod whose containers are still running is looked at again. */
 export const TERMINATING_RECHECK_MS = 1_000;
 /** How soon a static pod waiting for its predecessor to terminate checks again. */
@@ -211,7 +213,10 @@ export class PodWorkers {
         work.phase = 'terminating';
         work.dueAtMs = 0;
       } else {
-        work.dueAtMs = nowMs + (result.requeueAfterMs ?? this.resyncIntervalMs);
+        // 0 is "due now": the next sync tick runs it (a failed start is retried once a second, not in a loop).
+        const requeueMs = result.requeueAfterMs ?? this.resyncIntervalMs;
+        work.dueAtMs = nowMs + requeueMs;
+        if (requeueMs > 0 && requeueMs < SYNC_TICK_GRANULARITY_MS) this.dispatchAfter(work, requeueMs);
       }
     } else if (kind === 'terminating') {
       if (result.terminated) work.phase = 'terminated';
@@ -224,6 +229,14 @@ export class PodWorkers {
       work.dueAtMs = 0;
     }
     if (work.pendingSync || work.dueAtMs === 0) this.dispatch(work);
+  }
+
+  /** A requeue sooner than the 1 s sync tick would notice gets a timer of its own. */
+  private dispatchAfter(work: PodWork, delayMs: number): void {
+    const timer = setTimeout(() => {
+      if (!work.finished && !work.working && work.dueAtMs <= Date.now()) this.dispatch(work);
+    }, delayMs);
+    timer.unref();
   }
 
   private failed(work: PodWork, kind: SyncKind, err: unknown): void {

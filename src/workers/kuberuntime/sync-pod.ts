@@ -33,7 +33,14 @@ export interface SyncOutcome {
   /** What this sync created: the runtime state afterwards is the state before plus these. */
   createdSandbox?: RuntimeSandbox;
   createdContainerIds: string[];
+  /** The init container this sync started, if it did. */
+  startedInitId?: string;
 }
+
+/** How soon a pod whose init container is still running is looked at again. */
+export const INIT_CONTAINER_RECHECK_MS = 100;
+/** The smallest requeue the pod worker runs on its own timer (0 waits for the sync tick). */
+const REQUEUE_AT_ONCE_MS = 1;
 
 export interface SyncPodOptions {
   /** The main thread knows the runtime holds nothing of this pod yet (its first sync): skip the read. */
@@ -86,8 +93,21 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   const volumePaths = await setUpVolumes(deps, pod, apiData);
   await startWhatIsDue(deps, { pod, runtime, actions, outcome, nowMs, volumePaths, apiData });
   if (outcome.changed) outcome.runtime = await runtimeAfterActions(deps, outcome);
+  if (outcome.startedInitId) noteInitContainerRecheck(outcome, outcome.startedInitId);
   await removeDeadInstances(deps, outcome.runtime);
   return outcome;
+}
+
+/**
+ * Init containers are meant to finish, and the next one (or the app containers)
+ * waits for that: rather than leave the pod to the next relist (up to a second
+ * later), one that already exited brings the next sync at once, and one still
+ * running one more look shortly after; past that the relist tells.
+ */
+function noteInitContainerRecheck(outcome: SyncOutcome, initId: string): void {
+  const init = outcome.runtime.containers.find((container) => container.id === initId);
+  if (init?.state === 'exited') noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
+  else if (init?.state === 'running') noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
 }
 
 /**
@@ -146,6 +166,7 @@ async function startWhatIsDue(deps: RuntimeDeps, plan: StartPlan): Promise<void>
   if (initToStart !== null) {
     const container = (pod.spec?.initContainers ?? []).find((c) => c.name === initToStart);
     if (container) await start(deps, { ...base, container, type: CONTAINER_TYPE_INIT }, outcome);
+    outcome.startedInitId = createdIds[createdIds.length - 1];
     return;
   }
   // Upstream starts app containers one after the other, in spec order.

@@ -183,3 +183,18 @@ test('a relist that caught a container before its sync started it is older than 
   workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerChanged', id: 'c2', state: 'created' }]);
   assert.equal(host.requests.length, 2, 'a container the sync never saw is news');
 });
+
+test('a requeue sooner than the sync tick runs by its own timer; 0 waits for the tick, so a failing start is not retried in a loop', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  await host.finish({ requeueAfterMs: 20 });
+  assert.equal(host.requests.length, 1);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(host.requests.length, 2, 'requeue 20 ms: by its own timer');
+  await host.finish({ requeueAfterMs: 0 });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(host.requests.length, 2, 'requeue 0: not before the tick');
+  workers.syncDue(Date.now());
+  assert.equal(host.requests.length, 3, 'the tick runs it');
+});
