@@ -94,6 +94,8 @@ export interface SyncPodResult {
   imagePulls?: ImagePullInterval;
   /** The pod's sandboxes and containers by ID as this sync last saw them, in the relist's terms. */
   runtimeObjects: Record<string, RuntimeObjectState>;
+  /** The same as the sync found them before acting: what its decisions already took into account. */
+  actedOnObjects: Record<string, RuntimeObjectState>;
 }
 
 /** The span of a pod's image pulls, which the pod-startup SLO leaves out of the start latency. */

@@ -40,12 +40,14 @@ export class Shard {
     const deps: RuntimeDeps = { ...this.deps, events: [] };
     const errors = [];
     let runtime: RuntimePodStatus;
+    let actedOn: RuntimePodStatus | undefined;
     let waitingReasons: Record<string, { reason: string; message: string }> = {};
     let requeueAfterMs: number | undefined;
     try {
       if (request.kind === 'sync') {
         const outcome = await syncPod(deps, pod, nowMs, { apiData: request.apiData, runtimeKnownEmpty: request.runtimeKnownEmpty });
         runtime = outcome.runtime;
+        actedOn = outcome.before;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
       } else {
@@ -62,7 +64,17 @@ export class Shard {
       previous: request.previousStatus,
       runtimeName: await this.runtimeNameOnce(),
     });
-    return { uid, status, terminated: isStopped(runtime), requeueAfterMs, errors, events: deps.events, imagePulls: deps.imagePulls, runtimeObjects: runtimeObjectStates(runtime) };
+    return {
+      uid,
+      status,
+      terminated: isStopped(runtime),
+      requeueAfterMs,
+      errors,
+      events: deps.events,
+      imagePulls: deps.imagePulls,
+      runtimeObjects: runtimeObjectStates(runtime),
+      actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
+    };
   }
 
   async close(): Promise<void> {

@@ -44,8 +44,9 @@ interface PodWork {
   finished: boolean;
   /** A create arrived for this UID while it was terminating: start it afresh once it has finished. */
   restartRequested: boolean;
-  /** The pod's sandboxes and containers as its last completed sync saw them. */
+  /** The pod's sandboxes and containers as its last completed sync saw them, at its end and before it acted. */
   seenObjects: Record<string, RuntimeObjectState>;
+  actedOnObjects: Record<string, RuntimeObjectState>;
   /** PLEG events that came while a sync ran: judged against what that sync saw. */
   parkedEvents: PlegEvent[];
 }
@@ -106,14 +107,14 @@ export class PodWorkers {
   }
 
   /**
-   * PLEG events for a pod wake it, except a creation or start that the pod's last
-   * sync already saw, or saw past (the container that sync started, running):
+   * PLEG events for a pod wake it, except what its last sync already knew: a
+   * creation or start it saw, or saw past (the container it started, running) —
    * upstream's SyncPod reads nothing after acting and needs that wake-up to see
    * Running; ours reads what it made, and a relist that caught the container between
-   * CreateContainer and StartContainer is simply older than that read. Anything that
-   * stopped always wakes the pod, even when the sync already saw it stop (an init
-   * container that exits at once): what comes next is a new sync's work. Events
-   * arriving during a sync wait for its result to be judged.
+   * CreateContainer and StartContainer is simply older than that read — and an exit
+   * it had seen before it acted. An exit the sync only saw after acting (an init
+   * container or a crash right after the start) still wakes the pod: nothing has
+   * acted on it yet. Events arriving during a sync wait for its result to be judged.
    */
   handlePlegEvents(uid: string, events: PlegEvent[]): void {
     const work = this.workByUid.get(uid);
@@ -122,7 +123,7 @@ export class PodWorkers {
       work.parkedEvents.push(...events);
       return;
     }
-    if (hasNews(events, work.seenObjects)) this.syncNow(uid);
+    if (hasNews(events, work)) this.syncNow(uid);
   }
 
   /** A replaced shard or news from the runtime: look at the pod now. */
@@ -200,7 +201,8 @@ export class PodWorkers {
   private completed(work: PodWork, kind: SyncKind, result: SyncPodResult): void {
     work.working = false;
     work.seenObjects = result.runtimeObjects;
-    if (hasNews(work.parkedEvents, work.seenObjects)) work.pendingSync = true;
+    work.actedOnObjects = result.actedOnObjects;
+    if (hasNews(work.parkedEvents, work)) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncResult(work.pod, result, kind);
     const nowMs = Date.now();
@@ -271,6 +273,7 @@ function newWork(uid: string, pod: Pod): PodWork {
     finished: false,
     restartRequested: false,
     seenObjects: {},
+    actedOnObjects: {},
     parkedEvents: [],
   };
 }
@@ -278,11 +281,12 @@ function newWork(uid: string, pod: Pod): PodWork {
 /** How far along its one-way life (created → running → exited) an object is. */
 const LIFECYCLE_RANK: Partial<Record<RuntimeObjectState, number>> = { created: 0, running: 1, exited: 2 };
 
-/** True unless every event is a creation or start that the sync saw, or saw past. */
-function hasNews(events: PlegEvent[], seen: Record<string, RuntimeObjectState>): boolean {
+/** True unless every event is a creation or start the last sync saw (or saw past), or an exit it acted on. */
+function hasNews(events: PlegEvent[], known: Pick<PodWork, 'seenObjects' | 'actedOnObjects'>): boolean {
   return events.some((event) => {
+    if (event.state === 'exited') return known.actedOnObjects[event.id] !== 'exited';
     if (event.state !== 'created' && event.state !== 'running') return true;
-    const seenRank = LIFECYCLE_RANK[seen[event.id]];
+    const seenRank = LIFECYCLE_RANK[known.seenObjects[event.id]];
     return seenRank === undefined || seenRank < LIFECYCLE_RANK[event.state]!;
   });
 }

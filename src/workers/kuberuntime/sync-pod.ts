@@ -22,6 +22,8 @@ import { podRef } from '../../shared/pod-kinds.js';
 export interface SyncOutcome {
   /** Runtime state after the sync's actions. */
   runtime: RuntimePodStatus;
+  /** Runtime state the actions were computed from. */
+  before: RuntimePodStatus;
   /** Waiting reasons per container name left by this sync (CrashLoopBackOff, ErrImagePull, ...). */
   waitingReasons: Record<string, { reason: string; message: string }>;
   /** Earliest time something in backoff becomes due, if any. */
@@ -58,7 +60,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
     ? emptyRuntimePodStatus(uid, name, namespace)
     : await getRuntimePodStatus(deps.cri, uid, name, namespace);
   const actions = computePodActions(pod, runtime, nowMs);
-  const outcome: SyncOutcome = { runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [] };
+  const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [] };
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
     const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);

@@ -27,7 +27,7 @@ class ControlledHost implements PodSyncHost {
   /** Completes the oldest sync in flight. */
   async finish(status: Partial<SyncPodResult> = {}): Promise<void> {
     const request = this.requests[this.requests.length - this.pending.length];
-    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, ...status } as SyncPodResult);
+    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, ...status } as SyncPodResult);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -197,4 +197,19 @@ test('a requeue sooner than the sync tick runs by its own timer; 0 waits for the
   assert.equal(host.requests.length, 2, 'requeue 0: not before the tick');
   workers.syncDue(Date.now());
   assert.equal(host.requests.length, 3, 'the tick runs it');
+});
+
+test('an exit the last sync acted on wakes nobody; one it only saw after acting does', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  // This sync found the init container exited and started the app container.
+  await host.finish({ actedOnObjects: { s1: 'running', init1: 'exited' }, runtimeObjects: { s1: 'running', init1: 'exited', app1: 'running' } });
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerDied', id: 'init1', state: 'exited' }]);
+  assert.equal(host.requests.length, 1, 'the exit was already acted on');
+  workers.syncNow('u1');
+  // This one started the app container, which crashed before the sync read it.
+  await host.finish({ actedOnObjects: { s1: 'running' }, runtimeObjects: { s1: 'running', app2: 'exited' } });
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerDied', id: 'app2', state: 'exited' }]);
+  assert.equal(host.requests.length, 3, 'nobody has acted on the crash yet');
 });
