@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StartupRecord } from '../src/main/status/startup-tracker.js';
 import { freePort } from '../src/tools/free-port.js';
 import { BENCH_NODE_NAME } from './bench-pods.js';
 import type { CriCallsByMethod } from './bench-runtime.js';
@@ -17,15 +18,7 @@ const STOP_GRACE_MS = 10_000;
 const STDERR_TAIL_CHARS = 4_000;
 
 /** One pod's start as shardlet saw it (GET /stats/startup); epoch ms on this machine. */
-export interface StartupRecord {
-  uid: string;
-  /** namespace/name */
-  pod: string;
-  seenAtMs: number;
-  runningAtMs?: number;
-  firstStartedPullingAtMs?: number;
-  lastFinishedPullingAtMs?: number;
-}
+export type { StartupRecord };
 
 export interface ShardletLaunch {
   endpoint: string;

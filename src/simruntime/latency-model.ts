@@ -7,32 +7,11 @@
 // runtime operation slots, because a real runtime does its heavy work (namespaces,
 // CNI, runc) on a finite number of cores.
 import { readFileSync } from 'node:fs';
+import type { CriMethod } from '../shared/cri/call-counts.js';
 import { RegistryLink } from './registry-link.js';
 
-/** Names of the CRI methods the sim serves, as in the proto. */
-export type RpcName =
-  | 'Version'
-  | 'Status'
-  | 'UpdateRuntimeConfig'
-  | 'RunPodSandbox'
-  | 'StopPodSandbox'
-  | 'RemovePodSandbox'
-  | 'PodSandboxStatus'
-  | 'ListPodSandbox'
-  | 'CreateContainer'
-  | 'StartContainer'
-  | 'StopContainer'
-  | 'RemoveContainer'
-  | 'ListContainers'
-  | 'ContainerStatus'
-  | 'UpdateContainerResources'
-  | 'ExecSync'
-  | 'GetContainerEvents'
-  | 'ListImages'
-  | 'ImageStatus'
-  | 'PullImage'
-  | 'RemoveImage'
-  | 'ImageFsInfo';
+/** Names of the CRI methods the sim serves, as in the proto (the one list, shared with shardlet's call counters). */
+export type RpcName = CriMethod;
 
 /**
  * The calls that fork runc, run CNI plugins or set up mounts: they take a runtime

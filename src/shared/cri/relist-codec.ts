@@ -7,6 +7,7 @@
 // (annotations above all) without building them. Field numbers are runtime.v1's.
 import protobuf from 'protobufjs/minimal.js';
 import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../labels.js';
+import type { RuntimeObjectState } from '../shard-protocol.js';
 
 export interface RelistSandbox {
   id: string;
@@ -19,14 +20,14 @@ export interface RelistSandbox {
 
 export interface RelistContainer {
   id: string;
-  state: 'created' | 'running' | 'exited' | 'unknown';
+  state: RuntimeObjectState;
   podUid: string;
 }
 
 const WIRE_VARINT = 0;
 const WIRE_LENGTH_DELIMITED = 2;
 /** runtime.v1 ContainerState values, in enum order. */
-const CONTAINER_STATES: RelistContainer['state'][] = ['created', 'running', 'exited', 'unknown'];
+const CONTAINER_STATES: RuntimeObjectState[] = ['created', 'running', 'exited', 'unknown'];
 /** runtime.v1 PodSandboxState.SANDBOX_READY. */
 const SANDBOX_READY = 0;
 

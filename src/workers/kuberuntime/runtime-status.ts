@@ -102,13 +102,7 @@ export function sandboxFromStatus(status: PodSandboxStatus__Output): RuntimeSand
 
 /** Reads one container the caller just made in `sandboxId`; undefined if it is already gone. */
 export async function readCreatedContainer(cri: CriClient, containerId: string, sandboxId: string): Promise<RuntimeContainer | undefined> {
-  let status: ContainerStatus__Output | null;
-  try {
-    status = (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  const status = await containerStatusOf(cri, containerId);
   if (!status) return undefined;
   // ContainerStatus carries the same labels and annotations as the list entry; only the sandbox ID is ours to add.
   const item: Container__Output = {
@@ -127,14 +121,18 @@ export async function readCreatedContainer(cri: CriClient, containerId: string, 
 }
 
 async function readContainer(cri: CriClient, item: Container__Output): Promise<RuntimeContainer | undefined> {
-  let status: ContainerStatus__Output | null;
+  const status = await containerStatusOf(cri, item.id);
+  return status === undefined ? undefined : toRuntimeContainer(item, status);
+}
+
+/** The container's status; undefined when it was removed in the meantime. */
+async function containerStatusOf(cri: CriClient, containerId: string): Promise<ContainerStatus__Output | null | undefined> {
   try {
-    status = (await cri.containerStatus({ container_id: item.id, verbose: false })).status;
+    return (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
   }
-  return toRuntimeContainer(item, status);
 }
 
 /** Merges the list entry (labels, sandbox) with the status (times, exit code, reason). */
