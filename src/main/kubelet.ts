@@ -70,6 +70,8 @@ export class Kubelet {
   private readonly abort = new AbortController();
   /** Port the read-only server bound, once listening. */
   readOnlyPort = 0;
+  /** Set when start() finished: /healthz says ok only from then on. */
+  private started = false;
 
   constructor(
     private readonly options: KubeletOptions,
@@ -82,6 +84,8 @@ export class Kubelet {
   async start(): Promise<void> {
     const { options, logger } = this;
     logger.info({ nodeName: options.nodeName, workers: options.workers, runtime: options.runtimeEndpoint }, 'Starting shardlet');
+    // Every listener is bound first: a taken port ends the start before anything touches a pod.
+    await this.startServer();
     await mkdir(`${options.rootDir}/pods`, { recursive: true });
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
@@ -121,8 +125,8 @@ export class Kubelet {
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.takeRuntimeInventory();
     await this.startSources();
-    await this.startServer();
     this.startTimers();
+    this.started = true;
   }
 
   async stop(): Promise<void> {
@@ -304,13 +308,13 @@ export class Kubelet {
       {
         pods: () => this.podManager.pods(),
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
-        healthy: () => this.syncLoop!.plegHealth(Date.now()),
+        healthy: () => (this.started ? this.syncLoop!.plegHealth(Date.now()) : { ok: false, reason: 'shardlet is starting' }),
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
       },
       this.logger,
     );
-    this.readOnlyPort = await this.server.listen(this.options.readOnlyPort);
+    this.readOnlyPort = await this.server.listen(this.options.readOnlyPort, '--read-only-port');
   }
 
   private startTimers(): void {

@@ -1,17 +1,26 @@
 // The kubelet's read-only HTTP endpoints on localhost: /healthz, /pods (a PodList
 // with the statuses the shards computed, as upstream's read-only /pods) and
 // /stats/startup (per-pod start latency) and /stats/cri (CRI calls per method), read
-// by the bench.
+// by the bench (?seenSince=<epoch ms> for the pods seen since then).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
+
+const LISTEN_HOST = '127.0.0.1';
+/** Go's wording for the bind errors an operator meets, as upstream's "listen tcp …: bind: …" shows them. */
+const BIND_ERROR_TEXT: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'cannot assign requested address',
+};
 
 export interface ReadOnlyServerSource {
   pods(): Pod[];
   statusOf(uid: string): PodStatus | undefined;
   healthy(): { ok: boolean; reason: string };
-  startupRecords(): unknown[];
+  startupRecords(): Array<{ seenAtMs: number }>;
   criCalls(): Record<string, number>;
 }
 
@@ -23,16 +32,20 @@ export class ReadOnlyServer {
     private readonly logger: Logger,
   ) {}
 
-  /** Listens on 127.0.0.1:port (0 picks a free port); resolves with the port. */
-  async listen(port: number): Promise<number> {
+  /**
+   * Listens on 127.0.0.1:port (0 picks a free port); resolves with the port. A port
+   * it cannot bind rejects with SHARDLET_LISTEN_FAILED naming `setting`, the flag
+   * the port came from.
+   */
+  async listen(port: number, setting: string): Promise<number> {
     const server = http.createServer((req, res) => this.handle(req, res));
-    this.server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
+      server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, setting, LISTEN_HOST, port)));
+      server.listen(port, LISTEN_HOST, () => resolve());
     });
+    this.server = server;
     const bound = (server.address() as AddressInfo).port;
-    this.logger.info({ port: bound }, 'Read-only server listening on 127.0.0.1');
+    this.logger.info({ port: bound }, `Read-only server listening on ${LISTEN_HOST}`);
     return bound;
   }
 
@@ -44,7 +57,8 @@ export class ReadOnlyServer {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0];
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
     if (req.method !== 'GET') return send(res, 405, { message: 'only GET is served' });
     switch (path) {
       case '/healthz': {
@@ -57,14 +71,29 @@ export class ReadOnlyServer {
         const items = this.source.pods().map((pod) => ({ ...pod, status: this.source.statusOf(pod.metadata?.uid ?? '') ?? pod.status }));
         return send(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
       }
-      case '/stats/startup':
-        return send(res, 200, { items: this.source.startupRecords() });
+      case '/stats/startup': {
+        // ?seenSince=<epoch ms>: only pods first seen then or later, so a long churn reads what is new.
+        const seenSince = Number(url.searchParams.get('seenSince') ?? 0);
+        if (!Number.isFinite(seenSince)) return send(res, 400, { message: 'seenSince must be epoch milliseconds' });
+        const items = this.source.startupRecords().filter((record) => record.seenAtMs >= seenSince);
+        return send(res, 200, { items });
+      }
       case '/stats/cri':
         return send(res, 200, { calls: this.source.criCalls() });
       default:
         return send(res, 404, { message: `no handler for ${path}` });
     }
   }
+}
+
+/** One line for the operator: the flag, the port and why, as upstream's "listen tcp 0.0.0.0:10255: bind: address already in use". */
+export function listenError(err: NodeJS.ErrnoException, setting: string, host: string, port: number): ShardletError {
+  const reason = BIND_ERROR_TEXT[err.code ?? ''] ?? err.message;
+  return new ShardletError(ErrorCodes.LISTEN_FAILED, `${setting} ${port}: listen tcp ${host}:${port}: bind: ${reason}`, {
+    setting,
+    port,
+    errno: err.code,
+  });
 }
 
 function send(res: http.ServerResponse, code: number, body: unknown): void {

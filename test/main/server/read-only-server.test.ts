@@ -1,0 +1,47 @@
+// The read-only server: a port it cannot bind is a coded error naming the flag and
+// the port (defect 9), and /stats/startup can be asked for the pods seen since a time.
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
+import { ReadOnlyServer, type ReadOnlyServerSource } from '../../../src/main/server/read-only-server.js';
+
+const source = (records: Array<{ seenAtMs: number; pod: string }>): ReadOnlyServerSource => ({
+  pods: () => [],
+  statusOf: () => undefined,
+  healthy: () => ({ ok: true, reason: '' }),
+  startupRecords: () => records,
+  criCalls: () => ({}),
+});
+
+test('a taken port rejects with SHARDLET_LISTEN_FAILED naming the flag and the port', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    const server = new ReadOnlyServer(source([]), pino({ level: 'silent' }));
+    await assert.rejects(server.listen(port, '--read-only-port'), (err: unknown) => {
+      assert.ok(err instanceof ShardletError);
+      assert.equal(err.code, ErrorCodes.LISTEN_FAILED);
+      assert.equal(err.message, `--read-only-port ${port}: listen tcp 127.0.0.1:${port}: bind: address already in use`);
+      return true;
+    });
+    await server.close();
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test('/stats/startup?seenSince= answers only the pods seen then or later', async () => {
+  const server = new ReadOnlyServer(source([{ seenAtMs: 100, pod: 'a' }, { seenAtMs: 200, pod: 'b' }]), pino({ level: 'silent' }));
+  const port = await server.listen(0, '--read-only-port');
+  try {
+    const read = async (query: string) => ((await (await fetch(`http://127.0.0.1:${port}/stats/startup${query}`)).json()) as { items: Array<{ pod: string }> }).items.map((r) => r.pod);
+    assert.deepEqual(await read(''), ['a', 'b']);
+    assert.deepEqual(await read('?seenSince=150'), ['b']);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/stats/startup?seenSince=x`)).status, 400);
+  } finally {
+    await server.close();
+  }
+});
