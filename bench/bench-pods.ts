@@ -15,11 +15,16 @@ export interface BenchPod {
 }
 
 export function benchPods(count: number, images: readonly string[]): BenchPod[] {
-  return Array.from({ length: count }, (_, index) => ({
+  return Array.from({ length: count }, (_, index) => benchPod(index, images));
+}
+
+/** The pod at `index` of the sequence: the churn goes on numbering after the first `count`. */
+export function benchPod(index: number, images: readonly string[]): BenchPod {
+  return {
     name: `bench-${String(index).padStart(4, '0')}`,
     image: images[index % images.length],
     withInitContainer: index % INIT_CONTAINER_EVERY === 0,
-  }));
+  };
 }
 
 /** What the init container and the app container run (busybox on containerd; the sim reads the command). */

@@ -100,6 +100,13 @@ function summaryOf(run: RunResult): string {
     );
   }
   if (run.steady) parts.push(`steady ${run.steady.cpuPercentOfCore.toFixed(2)} % of a core`);
+  if (run.churn) {
+    const { leaks, rssGrowthPercent, created, deleted } = run.churn;
+    parts.push(
+      `churn ${created} created/${deleted} deleted, RSS ${rssGrowthPercent.toFixed(1)} %, ` +
+        `leaked ${leaks.sandboxes} sandboxes ${leaks.containers} containers ${leaks.podDirs} pod dirs ${leaks.logDirs} log dirs`,
+    );
+  }
   if (run.error) parts.push(`error: ${run.error}`);
   return parts.join('; ');
 }

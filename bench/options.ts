@@ -18,6 +18,8 @@ export interface BenchOptions {
   sources?: SourceKind[];
   quick: boolean;
   steadySeconds?: number;
+  /** Length of the churn scenario's churn window. */
+  churnSeconds?: number;
   /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
   outDir?: string;
 }
@@ -37,6 +39,7 @@ Options:
   --profile NAME        simulated runtime profile: ${SIM_PROFILE_NAMES.join('|')} (default arm)
   --source KIND         static|api|both: static pod directory, test API server or both
   --steady-seconds N    length of the steady-state window (default 30)
+  --churn-seconds N     length of the churn scenario's churn window (default 600; --quick 20)
   --quick               a small smoke run (20 pods) of the selected scenarios
   --out DIR             directory for results.json and the plots
   -h, --help            this text
@@ -62,6 +65,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         profile: { type: 'string' },
         source: { type: 'string' },
         'steady-seconds': { type: 'string' },
+        'churn-seconds': { type: 'string' },
         quick: { type: 'boolean', default: false },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -79,6 +83,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     sources: sourceList(values.source),
     quick: values.quick,
     steadySeconds: positiveNumber('--steady-seconds', values['steady-seconds']),
+    churnSeconds: positiveNumber('--churn-seconds', values['churn-seconds']),
     outDir: values.out,
   };
 }

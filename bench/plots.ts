@@ -1,7 +1,7 @@
 // The plots a person looks at: per scenario, the pod start latency distribution
 // (CDF) with one line per --workers value and the floor's as a dashed line, one
 // panel per pod count and source; and for the sweep, pods/s and shardlet CPU per
-// pod against --workers.
+// pod against --workers; for the churn, RSS and start p99 over the churn window.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FloorResult, RunResult } from './results.js';
@@ -40,7 +40,36 @@ export function writePlots(outDir: string, inputs: PlotInputs): string[] {
       written.push(path);
     }
   }
+  const churn = inputs.plan.scenarios.find((scenario) => scenario.name === 'churn');
+  const churnPanels = churn ? churnCharts(churn, inputs) : [];
+  if (churnPanels.length > 0) {
+    const path = join(outDir, 'churn-over-time.svg');
+    writeFileSync(path, renderPanels(churnPanels, PANEL_COLUMNS));
+    written.push(path);
+  }
   return written;
+}
+
+/** shardlet's RSS at each sample, and each window's start p99 at the window's middle, a line per run. */
+function churnCharts(churn: ScenarioPlan, { runsById }: PlotInputs): Chart[] {
+  const runs = churn.rows.map((row) => runsById.get(row.runId)).filter((run): run is RunResult => run?.churn !== undefined);
+  if (runs.length === 0) return [];
+  const label = (run: RunResult) => `${run.spec.pods} pods, --workers ${run.spec.workers}`;
+  const rss: Series[] = runs.map((run) => ({
+    label: label(run),
+    color: colorOfWorkers(run.spec.workers),
+    points: run.churn!.samples.map((sample): [number, number] => [sample.atS, sample.rssMiB]),
+  }));
+  const p99: Series[] = runs.map((run) => ({
+    label: label(run),
+    color: colorOfWorkers(run.spec.workers),
+    dots: true,
+    points: run.churn!.windows.filter((w) => w.started > 0).map((w): [number, number] => [(w.fromS + w.toS) / 2, w.latency.p99Ms / 1000]),
+  }));
+  return [
+    { title: 'shardlet RSS during the churn', xLabel: 'seconds of churn', yLabel: 'RSS MiB', series: rss },
+    { title: 'start latency p99 per window during the churn', xLabel: 'seconds of churn (window middle)', yLabel: 'p99 seconds', series: p99 },
+  ];
 }
 
 function colorOfWorkers(workers: number): string {

@@ -2,7 +2,7 @@
 // handed over: the start of its pod-startup latency ("the pod's appearance in its
 // source"). Static: a manifest file written into --pod-manifest-path. API: a POST
 // to the test API server, as a user's client would create it.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { ClientCredentials } from '../src/testapiserver/server.js';
@@ -20,18 +20,28 @@ export interface PodSubmitter {
   submit(pods: readonly BenchPod[]): Promise<Map<string, number>>;
 }
 
-/** Writes one JSON manifest per pod. Static pods are named <name>-<node> by shardlet. */
+/** "namespace/name" as shardlet reports a static pod: named <name>-<node>. */
+export function staticPodKey(pod: BenchPod): string {
+  return `${BENCH_NAMESPACE}/${pod.name}-${BENCH_NODE_NAME}`;
+}
+
+/** Writes one JSON manifest per pod. */
 export function staticSubmitter(manifestDir: string): PodSubmitter {
   return {
     async submit(pods) {
       const submittedAtMs = new Map<string, number>();
       for (const pod of pods) {
-        submittedAtMs.set(`${BENCH_NAMESPACE}/${pod.name}-${BENCH_NODE_NAME}`, Date.now());
+        submittedAtMs.set(staticPodKey(pod), Date.now());
         writeFileSync(join(manifestDir, `${pod.name}.json`), JSON.stringify(podManifest(pod)));
       }
       return submittedAtMs;
     },
   };
+}
+
+/** Deletes a static pod the way an operator does: its manifest goes. */
+export function removeStaticPod(manifestDir: string, pod: BenchPod): void {
+  rmSync(join(manifestDir, `${pod.name}.json`), { force: true });
 }
 
 /** The API server's admin client: plain HTTPS with a client certificate. */

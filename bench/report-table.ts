@@ -1,7 +1,7 @@
 // The tables the bench prints: one per scenario, each row one run, with under it
 // the CRI calls per pod by method for each run and its floor. Fits 120 columns.
 import type { CriCallsByMethod } from './bench-runtime.js';
-import type { FloorResult, RunResult } from './results.js';
+import type { ChurnMeasurement, FloorResult, RunResult } from './results.js';
 import type { BenchPlan, ScenarioPlan } from './scenarios.js';
 import { sumOf, type LatencySummary } from './stats.js';
 
@@ -179,10 +179,55 @@ function renderSteadyTable(scenario: ScenarioPlan, runsById: Map<string, RunResu
   return lines;
 }
 
+type ChurnRow = { label: string; run: RunResult };
+const churnOf = (r: ChurnRow) => r.run.churn;
+
+const CHURN_COLUMNS: Column<ChurnRow>[] = [
+  { header: ['', 'scenario'], cell: (r) => r.label, alignLeft: true },
+  { header: ['', 'source'], cell: (r) => r.run.spec.source, alignLeft: true },
+  { header: ['', 'pods'], cell: (r) => String(r.run.spec.pods) },
+  { header: ['', 'wk'], cell: (r) => String(r.run.spec.workers) },
+  { header: ['churn', 's'], cell: (r) => fixed(churnOf(r)?.seconds, 0) },
+  { header: ['created', '/deleted'], cell: (r) => (churnOf(r) ? `${churnOf(r)!.created}/${churnOf(r)!.deleted}` : 'error') },
+  { header: ['start s', 'p50/p99'], cell: (r) => (churnOf(r) ? `${seconds(churnOf(r)!.latency.p50Ms)}/${seconds(churnOf(r)!.latency.p99Ms)}` : '') },
+  { header: ['p99 worst', '/median'], cell: (r) => fixed(churnOf(r)?.p99WorstOverMedian, 2) },
+  { header: ['RSS MiB', 'warm→end'], cell: (r) => (churnOf(r) ? `${fixed(churnOf(r)!.rssAfterWarmupMiB, 0)}→${fixed(churnOf(r)!.rssEndMiB, 0)}` : '') },
+  { header: ['RSS', 'growth'], cell: (r) => (churnOf(r) ? `${fixed(churnOf(r)!.rssGrowthPercent, 1)} %` : '') },
+  { header: ['CPU', '% core'], cell: (r) => fixed(churnOf(r)?.cpuPercentOfCore, 1) },
+  { header: ['leaked sb/ctr/', 'podDir/logDir'], cell: (r) => (churnOf(r) ? leakCells(churnOf(r)!) : '') },
+  { header: ['not', 'Running'], cell: (r) => fixed(churnOf(r)?.leaks.notRunning, 0) },
+];
+
+function leakCells(churn: ChurnMeasurement): string {
+  const { sandboxes, containers, podDirs, logDirs } = churn.leaks;
+  return [sandboxes, containers, podDirs, logDirs].join('/');
+}
+
+/** The soak: a row per run, then per run its p99 per window and CRI calls per pod churned in. */
+function renderChurnTable(scenario: ScenarioPlan, runsById: Map<string, RunResult>): string[] {
+  const rows = scenario.rows.map((row) => ({ label: row.label, run: runsById.get(row.runId)! }));
+  const lines = [scenario.title, '', ...renderTable(CHURN_COLUMNS, rows)];
+  for (const row of rows.filter((r) => r.run.error)) lines.push(`  ${row.label} ${runTag(row.run)}: ${row.run.error}`);
+  for (const row of rows.filter((r) => r.run.churn)) {
+    const churn = row.run.churn!;
+    const windows = churn.windows.map((w) => (w.started > 0 ? seconds(w.latency.p99Ms) : '–')).join(' ');
+    lines.push(
+      '',
+      `  ${row.label} ${runTag(row.run)}: start p99 per ${seconds((churn.windows[0].toS - churn.windows[0].fromS) * 1000)} s window (warm-up ${churn.warmupSeconds.toFixed(0)} s): ${windows}`,
+      `    ${churn.deletedBeforeRunning} deleted before Running; leak counts read ${churn.settleSeconds.toFixed(0)} s after the churn stopped`,
+      `    CRI calls per pod churned in: ${criBreakdown(churn.criCalls, Math.max(churn.created, 1))}`,
+    );
+  }
+  return lines;
+}
+
 /** Every scenario's table, in the order asked for. */
 export function renderTables(plan: BenchPlan, runsById: Map<string, RunResult>, floorsById: Map<string, FloorResult>): string {
-  const blocks = plan.scenarios.map((scenario) =>
-    (scenario.kind === 'steady' ? renderSteadyTable(scenario, runsById) : renderStartTable(scenario, runsById, floorsById)).join('\n'),
-  );
+  const render = (scenario: ScenarioPlan): string[] => {
+    if (scenario.kind === 'steady') return renderSteadyTable(scenario, runsById);
+    if (scenario.kind === 'churn') return renderChurnTable(scenario, runsById);
+    return renderStartTable(scenario, runsById, floorsById);
+  };
+  const blocks = plan.scenarios.map((scenario) => render(scenario).join('\n'));
   return `${blocks.join('\n\n')}\n\n${criLegend()}\n`;
 }

@@ -52,12 +52,69 @@ export interface SteadyMeasurement {
   apiWrites: Record<string, number>;
 }
 
+/** What the churn left behind: runtime objects, directories and wanted pods, once the counts settled. */
+export interface ChurnLeaks {
+  /** Sandboxes of no wanted pod, and a wanted pod's sandboxes beyond its first. */
+  sandboxes: number;
+  /** Containers of no wanted pod. */
+  containers: number;
+  /** <root-dir>/pods/<uid> of no wanted pod. */
+  podDirs: number;
+  /** <podLogsDir>/<ns>_<name>_<uid> of no wanted pod. */
+  logDirs: number;
+  /** Wanted pods (manifests present) that shardlet did not show Running. */
+  notRunning: number;
+}
+
+/** One stretch of the churn window: the pods submitted in it and how long they took to run. */
+export interface ChurnWindow {
+  /** Seconds from the start of the churn. */
+  fromS: number;
+  toS: number;
+  started: number;
+  latency: LatencySummary;
+}
+
+export interface ChurnSample {
+  /** Seconds from the start of the churn. */
+  atS: number;
+  rssMiB: number;
+  cpuSeconds: number;
+}
+
+export interface ChurnMeasurement {
+  seconds: number;
+  perSecond: number;
+  created: number;
+  deleted: number;
+  /** Deleted before shardlet saw them Running: no start latency. */
+  deletedBeforeRunning: number;
+  /** Start latency of every pod created in the churn that ran. */
+  latency: LatencySummary;
+  windows: ChurnWindow[];
+  /** The first part of the churn, left out of growth and stability. */
+  warmupSeconds: number;
+  /** Mean RSS over the tenth of the window right after warm-up, and over the last tenth. */
+  rssAfterWarmupMiB: number;
+  rssEndMiB: number;
+  rssGrowthPercent: number;
+  /** The worst window's p99 over the median window's p99, windows after warm-up. */
+  p99WorstOverMedian: number;
+  samples: ChurnSample[];
+  cpuPercentOfCore: number;
+  criCalls?: CriCallsByMethod;
+  /** How long the counts took to settle after the churn stopped. */
+  settleSeconds: number;
+  leaks: ChurnLeaks;
+}
+
 export interface RunResult {
   spec: RunSpec;
   /** Why the run stopped short; what was measured before stays. */
   error?: string;
   start?: StartMeasurement;
   steady?: SteadyMeasurement;
+  churn?: ChurnMeasurement;
 }
 
 export interface FloorMeasurement {

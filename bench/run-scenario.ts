@@ -1,20 +1,21 @@
 // One run: a fresh runtime, the test API server for the API source, a shardlet
 // process, every pod submitted at once, then the wait for all of them to be
 // Running and the figures the pod-startup SLO and the design ask for; with a steady
-// window, shardlet's cost while nothing changes. Everything it started is stopped
-// and removed afterwards, whatever happened.
+// window, shardlet's cost while nothing changes; with churn, the soak (churn.ts).
+// Everything it started is stopped and removed afterwards, whatever happened.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchApiServer } from './api-source.js';
 import { BENCH_NAMESPACE, benchPods } from './bench-pods.js';
+import { measureChurn } from './churn.js';
 import { openBenchRuntime, type BenchRuntime, type ContainerdTarget, type CriCallsByMethod } from './bench-runtime.js';
 import { staticSubmitter, type PodSubmitter } from './pod-submitters.js';
 import { processCpuSeconds, processMemory } from './proc-stats.js';
 import type { StepProgress } from './progress.js';
 import type { PodStart, RunResult, StartMeasurement, SteadyMeasurement } from './results.js';
 import { MAX_PODS_HEADROOM, type RunSpec } from './scenarios.js';
-import { ShardletProcess, type StartupRecord } from './shardlet-process.js';
+import { ShardletProcess, shardletDirs, type StartupRecord } from './shardlet-process.js';
 import { countsDelta, summarize } from './stats.js';
 
 const RUNNING_POLL_MS = 200;
@@ -64,6 +65,11 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
     const run: RunUnderTest = { spec, shardlet, runtime, api, submitter: api?.submitter ?? staticSubmitter(manifestDir!), progress };
     result.start = await measureStart(run);
     if (spec.steadySeconds > 0) result.steady = await measureSteady(run);
+    if (spec.churn) {
+      if (!manifestDir) throw new Error('bench: churn needs the static source (it deletes pods by removing their manifests)');
+      const churn = { spec, shardlet, runtimeEndpoint: runtime.endpoint, manifestDir, progress, criCalls: () => criCallsOf(run) };
+      result.churn = await measureChurn({ ...churn, ...shardletDirs(workDir) });
+    }
   } catch (err) {
     result.error = (err as Error).message;
   } finally {

@@ -5,7 +5,7 @@
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import type { BenchOptions, SourceKind } from './options.js';
 
-export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady'] as const;
+export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn'] as const;
 export const CONTAINERD_SCENARIO = 'containerd';
 export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
@@ -18,6 +18,12 @@ const DEFAULT_STEADY_SECONDS = 30;
 const QUICK_STEADY_SECONDS = 3;
 const QUICK_PODS = 20;
 const QUICK_WORKERS = [0, 1];
+/** The issue's soak: 10 created and 10 deleted per second for 10 minutes, on 500 pods. */
+const DEFAULT_CHURN_SECONDS = 600;
+const CHURN_PER_SECOND = 10;
+const QUICK_CHURN_SECONDS = 20;
+/** 20 quick pods at 10/s would live 2 s each: the quick run keeps the issue's 50 s life at 500 pods closer in kind. */
+const QUICK_CHURN_PER_SECOND = 2;
 /** Pods above this many need a larger --max-pods: shardlet admits at most maxPods. */
 export const MAX_PODS_HEADROOM = 10;
 
@@ -29,6 +35,12 @@ export interface ImageSet {
   images: string[];
   /** Size of each image in the simulated registry (containerd has its own). */
   sizesBytes: Record<string, number>;
+}
+
+/** After the start: `perSecond` pods created and as many deleted each second, for `seconds`. */
+export interface ChurnSpec {
+  seconds: number;
+  perSecond: number;
 }
 
 /** serializeImagePulls, or a maxParallelImagePulls limit. */
@@ -50,6 +62,8 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   workers: number;
   /** Seconds to keep shardlet running after all pods are Running, measuring; 0 for none. */
   steadySeconds: number;
+  /** Pod churn after the start (and the steady window), when set. */
+  churn?: ChurnSpec;
 }
 
 export interface ScenarioRow {
@@ -62,8 +76,8 @@ export interface ScenarioPlan {
   name: ScenarioName;
   /** Printed above the table: what the runs do. */
   title: string;
-  /** Start-up tables report pod start; steady reports the running node. */
-  kind: 'start' | 'steady';
+  /** Start-up tables report pod start; steady reports the running node; churn the soak under pod churn. */
+  kind: 'start' | 'steady' | 'churn';
   rows: ScenarioRow[];
 }
 
@@ -111,6 +125,7 @@ interface RunAxes {
   imageSet: ImageSet;
   imagePulls: ImagePulls[];
   steadySeconds?: number;
+  churn?: ChurnSpec;
 }
 
 /** Every combination of the axes, labelled by `label`. */
@@ -132,6 +147,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
               source,
               workers,
               steadySeconds: axes.steadySeconds ?? 0,
+              ...(axes.churn ? { churn: axes.churn } : {}),
             };
             rows.push({ label: label(run), runId: run.id, run });
           }
@@ -240,6 +256,33 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
       ),
     };
   },
+  churn: (o) => {
+    const profile = o.profile ?? 'arm';
+    const churn: ChurnSpec = {
+      seconds: o.churnSeconds ?? (o.quick ? QUICK_CHURN_SECONDS : DEFAULT_CHURN_SECONDS),
+      perSecond: o.quick ? QUICK_CHURN_PER_SECOND : CHURN_PER_SECOND,
+    };
+    return {
+      name: 'churn',
+      title:
+        `churn: density pods Running, then ${churn.perSecond} created and ${churn.perSecond} deleted per second for ${churn.seconds} s ` +
+        `(static manifests); leaks after, RSS and start p99 over time; profile ${profile}`,
+      kind: 'churn',
+      rows: rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          // Deletion is a manifest removed: the static source only.
+          sources: ['static'],
+          workers: o.workers ?? (o.quick ? [1] : [2]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+          churn,
+        },
+        () => 'churn',
+      ),
+    };
+  },
   containerd: (o, containerdImage) => ({
     name: 'containerd',
     title: `containerd: density on the project's containerd, ${localImage(containerdImage ?? 'busybox').description}; floor = a bare parallel CRI client run just before`,
@@ -265,8 +308,10 @@ export function planBench(options: BenchOptions, containerdImage?: string): Benc
   const floorsById = new Map<string, FloorSpec>();
   for (const { run } of built.flatMap((scenario) => scenario.rows)) {
     const known = runsById.get(run.id);
-    if (known) known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
-    else runsById.set(run.id, { ...run });
+    if (known) {
+      known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
+      known.churn ??= run.churn;
+    } else runsById.set(run.id, { ...run });
     if (!floorsById.has(run.floorId)) {
       floorsById.set(run.floorId, { id: run.floorId, profile: run.profile, pods: run.pods, imageSet: run.imageSet, imagePulls: run.imagePulls });
     }
@@ -279,7 +324,9 @@ export function planBench(options: BenchOptions, containerdImage?: string): Benc
 /** "arm 500 pods, static, --workers 2" and the pull setting when it is not the density one. */
 export function describeRun(run: RunSpec): string {
   const pulls = run.imageSet.name === densityImages().name ? '' : `, ${run.imageSet.images.length} images ${imagePullsLabel(run.imagePulls)}`;
-  return `${run.profile} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : ''}`;
+  const steady = run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : '';
+  const churn = run.churn ? `, then ${run.churn.seconds} s churn at ${run.churn.perSecond}/s` : '';
+  return `${run.profile} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${steady}${churn}`;
 }
 
 export function describeFloor(floor: FloorSpec): string {

@@ -2,9 +2,11 @@
 // alone), flags on the command line, and its read-only port for health, per-pod
 // start records and CRI call counters.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StartupRecord } from '../src/main/status/startup-tracker.js';
+import type { Pod } from '../src/shared/types.js';
 import { freePort } from '../src/tools/free-port.js';
 import { BENCH_NODE_NAME } from './bench-pods.js';
 import type { CriCallsByMethod } from './bench-runtime.js';
@@ -19,6 +21,11 @@ const STDERR_TAIL_CHARS = 4_000;
 
 /** One pod's start as shardlet saw it (GET /stats/startup); epoch ms on this machine. */
 export type { StartupRecord };
+
+/** Where a run's shardlet keeps pod directories and pod logs: inside the run's work directory. */
+export function shardletDirs(workDir: string): { rootDir: string; podLogsDir: string } {
+  return { rootDir: join(workDir, 'root'), podLogsDir: join(workDir, 'pod-logs') };
+}
 
 export interface ShardletLaunch {
   endpoint: string;
@@ -49,6 +56,11 @@ export class ShardletProcess {
   /** Starts shardlet and waits until its read-only /healthz answers. */
   static async start(launch: ShardletLaunch): Promise<ShardletProcess> {
     const port = await freePort();
+    const { rootDir, podLogsDir } = shardletDirs(launch.workDir);
+    // podLogsDir has no flag upstream: a config file keeps the run's pod logs out of /var/log/pods.
+    const configPath = join(launch.workDir, 'kubelet-config.json');
+    mkdirSync(podLogsDir, { recursive: true });
+    writeFileSync(configPath, JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir }));
     const pulls = launch.imagePulls.serialize
       ? ['--serialize-image-pulls=true']
       : ['--serialize-image-pulls=false', `--max-parallel-image-pulls=${launch.imagePulls.maxParallel}`];
@@ -57,7 +69,8 @@ export class ShardletProcess {
       [
         SHARDLET_CLI,
         `--container-runtime-endpoint=${launch.endpoint}`,
-        `--root-dir=${join(launch.workDir, 'root')}`,
+        `--config=${configPath}`,
+        `--root-dir=${rootDir}`,
         `--read-only-port=${port}`,
         `--workers=${launch.workers}`,
         `--max-pods=${launch.maxPods}`,
@@ -90,9 +103,16 @@ export class ShardletProcess {
     }
   }
 
-  async startupRecords(): Promise<StartupRecord[]> {
-    const reply = (await this.getJson('/stats/startup')) as { items: StartupRecord[] };
+  /** Start records of every pod, or of those first seen at or after `seenSinceMs`. */
+  async startupRecords(seenSinceMs?: number): Promise<StartupRecord[]> {
+    const query = seenSinceMs === undefined ? '' : `?seenSince=${Math.floor(seenSinceMs)}`;
+    const reply = (await this.getJson(`/stats/startup${query}`)) as { items: StartupRecord[] };
     return reply.items;
+  }
+
+  /** The pods shardlet runs, with the statuses it computed (read-only /pods). */
+  async pods(): Promise<Pod[]> {
+    return ((await this.getJson('/pods')) as { items: Pod[] }).items;
   }
 
   /** shardlet's own CRI call counters (all threads, since start); undefined when this build has none. */

@@ -12,6 +12,9 @@ const ARM_MAX_FLOOR_RATIO = 1.1;
 const ARM_MAX_P99_EXCLUDING_PULLS_MS = 5_000;
 const STEADY_MAX_PERCENT_OF_CORE = 3;
 const CONTAINERD_MAX_FLOOR_RATIO = 1.15;
+const CHURN_MAX_RSS_GROWTH_PERCENT = 10;
+/** "p99 stable": no window after warm-up more than half again as slow as the median window. */
+const CHURN_MAX_P99_WORST_OVER_MEDIAN = 1.5;
 
 export type TargetStatus = 'met' | 'not met' | 'not measured' | 'reported';
 
@@ -44,7 +47,7 @@ function tag(run: RunResult): string {
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export function checkTargets(inputs: Inputs): TargetCheck[] {
-  return [...kubeletBound(inputs), ...armProfile(inputs), ...steady(inputs), ...containerd(inputs), workersRatio(inputs)];
+  return [...kubeletBound(inputs), ...armProfile(inputs), ...steady(inputs), ...churn(inputs), ...containerd(inputs), workersRatio(inputs)];
 }
 
 function kubeletBound(inputs: Inputs): TargetCheck[] {
@@ -86,6 +89,33 @@ function steady(inputs: Inputs): TargetCheck[] {
       steadyState.cpuPercentOfCore <= STEADY_MAX_PERCENT_OF_CORE,
       `steady ${tag(run)}: ${steadyState.cpuPercentOfCore.toFixed(2)} % of one core over ${steadyState.windowSeconds.toFixed(0)} s (≤ ${STEADY_MAX_PERCENT_OF_CORE} %)`,
     );
+  });
+}
+
+/** The soak: nothing left behind, RSS flat after warm-up, start p99 the same in every window. Any pod count. */
+function churn({ plan, runsById }: Inputs): TargetCheck[] {
+  const rows = plan.scenarios.find((scenario) => scenario.name === 'churn')?.rows ?? [];
+  const runs = rows.map((row) => runsById.get(row.runId)!).filter((run) => run.churn);
+  if (runs.length === 0) return [{ status: 'not measured', text: `churn soak, ${TARGET_PODS} pods (scenario churn)` }];
+  return runs.flatMap((run) => {
+    const soak = run.churn!;
+    const what = `churn ${tag(run)}, ${soak.seconds.toFixed(0)} s at ${soak.perSecond}/s`;
+    const { sandboxes, containers, podDirs, logDirs, notRunning } = soak.leaks;
+    const leaked = sandboxes + containers + podDirs + logDirs;
+    return [
+      judge(
+        leaked === 0 && notRunning === 0,
+        `${what}: leaked ${sandboxes} sandboxes, ${containers} containers, ${podDirs} pod dirs, ${logDirs} log dirs; ${notRunning} wanted pods not Running (all 0)`,
+      ),
+      judge(
+        soak.rssGrowthPercent < CHURN_MAX_RSS_GROWTH_PERCENT,
+        `${what}: RSS growth after ${soak.warmupSeconds.toFixed(0)} s warm-up ${soak.rssGrowthPercent.toFixed(1)} % (${soak.rssAfterWarmupMiB.toFixed(0)} → ${soak.rssEndMiB.toFixed(0)} MiB; < ${CHURN_MAX_RSS_GROWTH_PERCENT} %)`,
+      ),
+      judge(
+        soak.p99WorstOverMedian <= CHURN_MAX_P99_WORST_OVER_MEDIAN,
+        `${what}: start p99, worst window after warm-up / median window = ${soak.p99WorstOverMedian.toFixed(2)} (≤ ${CHURN_MAX_P99_WORST_OVER_MEDIAN})`,
+      ),
+    ];
   });
 }
 
