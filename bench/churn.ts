@@ -57,9 +57,7 @@ class ChurnState {
   private nextIndex: number;
   private readonly random = mulberry32(CHURN_SEED);
 
-  constructor(
-    private readonly run: ChurnRun,
-  ) {
+  constructor(private readonly run: ChurnRun) {
     this.live = benchPods(run.spec.pods, run.spec.imageSet.images);
     this.nextIndex = run.spec.pods;
   }
@@ -96,6 +94,37 @@ class ChurnState {
 export async function measureChurn(run: ChurnRun): Promise<ChurnMeasurement> {
   const { seconds, perSecond } = run.spec.churn!;
   const state = new ChurnState(run);
+  const churned = await churnWindow(run, state);
+  const settled = await leaksAfter(run, state);
+  const windows = churnWindows(state.starts, churned.startedMs, seconds * 1000);
+  const warmupSeconds = seconds * WARMUP_FRACTION;
+  const rssAfterWarmupMiB = meanRss(churned.samples, warmupSeconds, warmupSeconds + seconds * RSS_LEVEL_FRACTION);
+  const rssEndMiB = meanRss(churned.samples, seconds * (1 - RSS_LEVEL_FRACTION), Infinity);
+  const afterWarmup = windows.filter((window) => window.fromS >= warmupSeconds - 1e-9 && window.started > 0);
+  return {
+    seconds: churned.seconds,
+    perSecond,
+    created: state.created,
+    deleted: state.deleted,
+    deletedBeforeRunning: state.deletedBeforeRunning,
+    latency: summarize(state.starts.map((start) => start.latencyMs)),
+    windows,
+    warmupSeconds,
+    rssAfterWarmupMiB,
+    rssEndMiB,
+    rssGrowthPercent: (rssEndMiB / rssAfterWarmupMiB - 1) * 100,
+    p99WorstOverMedian: worstOverMedian(afterWarmup.map((window) => window.latency.p99Ms)),
+    samples: churned.samples,
+    cpuPercentOfCore: (churned.cpuSeconds / churned.seconds) * 100,
+    criCalls: churned.criCalls,
+    settleSeconds: settled.settleSeconds,
+    leaks: settled.leaks,
+  };
+}
+
+/** The churn itself: a step every 1/perSecond s, RSS, CPU and start records every second. */
+async function churnWindow(run: ChurnRun, state: ChurnState) {
+  const { seconds, perSecond } = run.spec.churn!;
   const pid = run.shardlet.pid;
   const windowMs = seconds * 1000;
   const stepMs = 1000 / perSecond;
@@ -118,10 +147,14 @@ export async function measureChurn(run: ChurnRun): Promise<ChurnMeasurement> {
     const untilNext = Math.min(startedMs + steps * stepMs, nextSampleMs, startedMs + windowMs) - Date.now();
     await sleep(Math.max(untilNext, 0));
   }
-  const churnedSeconds = (Date.now() - startedMs) / 1000;
   const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
   const criAfter = await run.criCalls();
+  const criCalls = criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined;
+  return { startedMs, seconds: (Date.now() - startedMs) / 1000, cpuSeconds, criCalls, samples };
+}
 
+/** Lets the last pods created run (their starts count), then reads the settled leak counts. */
+async function leaksAfter(run: ChurnRun, state: ChurnState) {
   const pendingDeadline = Date.now() + PENDING_TIMEOUT_MS;
   while (state.pendingSince.size > 0 && Date.now() < pendingDeadline) {
     await sleep(SAMPLE_PERIOD_MS);
@@ -129,36 +162,12 @@ export async function measureChurn(run: ChurnRun): Promise<ChurnMeasurement> {
     await state.collectStarts();
   }
   const cri = new CriClient(run.runtimeEndpoint, { timeoutMs: 30_000 });
-  let settled;
   try {
     const wantedKeys = new Set(state.live.map(staticPodKey));
-    settled = await settledLeaks({ cri, pods: () => run.shardlet.pods(), rootDir: run.rootDir, podLogsDir: run.podLogsDir, wantedKeys });
+    return await settledLeaks({ cri, pods: () => run.shardlet.pods(), rootDir: run.rootDir, podLogsDir: run.podLogsDir, wantedKeys });
   } finally {
     cri.close();
   }
-  const windows = churnWindows(state.starts, startedMs, windowMs);
-  const warmupSeconds = seconds * WARMUP_FRACTION;
-  const rssAfterWarmupMiB = meanRss(samples, warmupSeconds, warmupSeconds + seconds * RSS_LEVEL_FRACTION);
-  const rssEndMiB = meanRss(samples, seconds * (1 - RSS_LEVEL_FRACTION), Infinity);
-  return {
-    seconds: churnedSeconds,
-    perSecond,
-    created: state.created,
-    deleted: state.deleted,
-    deletedBeforeRunning: state.deletedBeforeRunning,
-    latency: summarize(state.starts.map((start) => start.latencyMs)),
-    windows,
-    warmupSeconds,
-    rssAfterWarmupMiB,
-    rssEndMiB,
-    rssGrowthPercent: (rssEndMiB / rssAfterWarmupMiB - 1) * 100,
-    p99WorstOverMedian: worstOverMedian(windows.filter((window) => window.fromS >= warmupSeconds - 1e-9 && window.started > 0).map((w) => w.latency.p99Ms)),
-    samples,
-    cpuPercentOfCore: (cpuSeconds / churnedSeconds) * 100,
-    criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
-    settleSeconds: settled.settleSeconds,
-    leaks: settled.leaks,
-  };
 }
 
 /** The starts grouped by when the pod was submitted, WINDOW_COUNT equal windows. */
