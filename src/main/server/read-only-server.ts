@@ -57,7 +57,8 @@ export class ReadOnlyServer {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseRequestUrl(req.url);
+    if (!url) return send(res, 400, { message: 'unparseable request URL' });
     const path = url.pathname;
     if (req.method !== 'GET') return send(res, 405, { message: 'only GET is served' });
     switch (path) {
@@ -94,6 +95,15 @@ export function listenError(err: NodeJS.ErrnoException, setting: string, host: s
     port,
     errno: err.code,
   });
+}
+
+/** The request target, or undefined when it is no URL (any client can send one; the server must stay up). */
+function parseRequestUrl(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
 }
 
 function send(res: http.ServerResponse, code: number, body: unknown): void {

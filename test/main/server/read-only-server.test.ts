@@ -1,7 +1,7 @@
 // The read-only server: a port it cannot bind is a coded error naming the flag and
 // the port (defect 9), and /stats/startup can be asked for the pods seen since a time.
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
@@ -45,3 +45,25 @@ test('/stats/startup?seenSince= answers only the pods seen then or later', async
     await server.close();
   }
 });
+
+test('a request target that is no URL gets 400 and the server stays up', async () => {
+  const server = new ReadOnlyServer(source([]), pino({ level: 'silent' }));
+  const port = await server.listen(0, '--read-only-port');
+  try {
+    const reply = await rawRequest(port, 'GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(reply, /^HTTP\/1\.1 400 /);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    let reply = '';
+    socket.on('data', (chunk: Buffer) => (reply += chunk.toString()));
+    socket.on('end', () => resolve(reply));
+    socket.on('error', reject);
+  });
+}
