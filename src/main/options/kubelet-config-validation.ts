@@ -20,7 +20,11 @@ const TOPOLOGY_MANAGER_POLICIES = ['none', 'best-effort', 'restricted', 'single-
 const TOPOLOGY_MANAGER_SCOPES = ['container', 'pod'];
 const CGROUP_DRIVERS = ['cgroupfs', 'systemd'];
 
-/** Frequencies and timeouts: a zero value was replaced by its default, so only negatives are left to refuse. */
+/**
+ * Frequencies and timeouts: a zero value, from the file or a flag, was replaced by
+ * its default, so only negatives are left to refuse. Upstream's validation has no
+ * rule for these; a negative period cannot work, so both ways in refuse it.
+ */
 const POSITIVE_DURATIONS = [
   'syncFrequency',
   'fileCheckFrequency',
@@ -44,7 +48,22 @@ const NON_NEGATIVE_INTS = [
 ];
 
 const CHECKS: Check[] = [
-  ...POSITIVE_DURATIONS.map((field) => when(field, (ms) => (ms as number) <= 0, 'must be a positive duration')),
+  ...POSITIVE_DURATIONS.map((field) => when(field, (ms) => (ms as number) <= 0, 'must be a positive duration (0 means the default)')),
+  // The duration rules of upstream's ValidateKubeletConfiguration, for the fields only the file sets.
+  when('imageMinimumGCAge', (ms) => (ms as number) < 0, 'must not be negative'),
+  when('imageMaximumGCAge', (ms) => (ms as number) < 0, 'must not be negative'),
+  (fields) =>
+    (fields.imageMaximumGCAge as number | undefined ?? 0) > 0 && (fields.imageMaximumGCAge as number) <= (fields.imageMinimumGCAge as number)
+      ? { field: 'imageMaximumGCAge', reason: 'must be greater than imageMinimumGCAge' }
+      : undefined,
+  ...['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods'].map((field) =>
+    when(field, (ms) => (ms as number) < 0 || ((ms as number) > 0 && (ms as number) < 1_000), 'must be either zero or otherwise >= 1s'),
+  ),
+  (fields) =>
+    (fields.shutdownGracePeriodCriticalPods as number | undefined ?? 0) > (fields.shutdownGracePeriod as number | undefined ?? 0)
+      ? { field: 'shutdownGracePeriodCriticalPods', reason: 'must be <= shutdownGracePeriod' }
+      : undefined,
+  when('containerLogMonitorInterval', (ms) => (ms as number) < 3_000, 'must be at least 3s'),
   ...NON_NEGATIVE_INTS.map((field) => range(field, 0, Number.MAX_SAFE_INTEGER)),
   when('nodeLeaseDurationSeconds', (value) => (value as number) <= 0, 'must be greater than 0'),
   range('port', 1, 65_535),
