@@ -11,6 +11,7 @@
 // partial writes), but the next periodic rescan leaves it out of the SET, so its
 // pod is removed, as upstream's listConfig does. When staticPodPath is a single
 // file, a malformed file sends no update at all, so its pod keeps running.
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -40,6 +41,8 @@ type ScanReason = 'period' | 'watch';
 interface ManifestRead {
   bytes: Buffer;
   pod?: Pod;
+  /** Why these bytes make no pod. */
+  problem?: Problem;
 }
 
 /** A file's current problem, logged at error level once and again only when the file or the problem changes. */
@@ -222,7 +225,9 @@ export class FileSource {
     const { bytes, fingerprint } = entry;
     const previous = this.lastReadByFile.get(file);
     if (previous?.bytes.equals(bytes)) {
-      return previous.pod ? { pod: previous.pod, fingerprint } : this.unusable(file, reason, fingerprint);
+      if (previous.pod) return { pod: previous.pod, fingerprint };
+      if (previous.problem) this.report(file, previous.problem);
+      return this.unusable(file, reason, fingerprint);
     }
     try {
       const pod = applyStaticPodDefaults(parsePodManifest(bytes, file), { source: FILE_SOURCE, location: file, nodeName: this.options.nodeName });
@@ -230,12 +235,14 @@ export class FileSource {
       this.lastGoodPodByFile.set(file, pod);
       return { pod, fingerprint };
     } catch (err) {
-      this.lastReadByFile.set(file, { bytes });
       const code = (err as { code?: string }).code ?? ErrorCodes.MANIFEST_INVALID;
       // The coded error's reason already leaves the path out; anything else is a bug worth its whole message.
       const detail = (err as { details?: { reason?: unknown } }).details?.reason;
       const why = typeof detail === 'string' ? detail : (err as Error).message;
-      this.report(file, { code, reason: why, fingerprint, message: 'Invalid static pod manifest, skipping it' });
+      // Keyed by content, not file times: a rewrite with the same bad bytes is not news.
+      const problem = { code, reason: why, fingerprint: createHash('sha256').update(bytes).digest('hex'), message: 'Invalid static pod manifest, skipping it' };
+      this.lastReadByFile.set(file, { bytes, problem });
+      this.report(file, problem);
       return this.unusable(file, reason, fingerprint);
     }
   }
