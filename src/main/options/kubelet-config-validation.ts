@@ -92,6 +92,7 @@ const CHECKS: Check[] = [
   oneOf('cgroupDriver', CGROUP_DRIVERS),
   checkClusterDNS,
   checkTaints,
+  checkLogging,
 ];
 
 /** The first problem with the defaulted fields, or undefined. */
@@ -120,6 +121,18 @@ function checkClusterDNS(fields: Fields): ConfigProblem | undefined {
   const servers = (fields.clusterDNS as string[] | undefined) ?? [];
   const bad = servers.find((server) => isIP(server) === 0);
   return bad === undefined ? undefined : { field: 'clusterDNS', reason: `${JSON.stringify(bad)} is not an IP address` };
+}
+
+/** logging is component-base's LoggingConfiguration; of it we read verbosity, an unsigned integer upstream. */
+function checkLogging(fields: Fields): ConfigProblem | undefined {
+  const logging = fields.logging;
+  if (logging === undefined) return undefined;
+  if (typeof logging !== 'object' || logging === null || Array.isArray(logging)) return { field: 'logging', reason: 'must be an object' };
+  const verbosity = (logging as Record<string, unknown>).verbosity;
+  if (verbosity !== undefined && verbosity !== null && !(Number.isSafeInteger(verbosity) && (verbosity as number) >= 0)) {
+    return { field: 'logging.verbosity', reason: 'must be an integer >= 0' };
+  }
+  return undefined;
 }
 
 function checkTaints(fields: Fields): ConfigProblem | undefined {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
-import { DecodeError, decodeSingleDocument } from '../../shared/manifest/bounded-decode.js';
+import { DecodeError, decodeSingleDocument, quote } from '../../shared/manifest/bounded-decode.js';
 import { dns1123SubdomainError } from '../../shared/manifest/names.js';
 import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROOT_DIR, defaultWorkers, MAX_VERBOSITY, type KubeletFlags } from './flags.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
@@ -124,8 +124,8 @@ export function parseKubeletConfig(text: string, path: string): KubeletConfigFil
   const fail = (field: string, reason: string) =>
     new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: field "${field}": ${reason}`, { path, field });
   if (!isPlainObject(document)) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: must hold a ${KUBELET_CONFIG_KIND} object`, { path });
-  if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${JSON.stringify(document.apiVersion ?? '')}`);
-  if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${JSON.stringify(document.kind ?? '')}`);
+  if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${quote(document.apiVersion ?? '')}`);
+  if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${quote(document.kind ?? '')}`);
   try {
     return { path, fields: checkFields(document, KUBELET_CONFIGURATION_FIELDS) };
   } catch (err) {
