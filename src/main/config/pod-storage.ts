@@ -179,18 +179,24 @@ export class PodStorage {
     return false;
   }
 
-  /** Upstream's filterInvalidPods: sources validate pods; here only a duplicate full name is dropped. */
+  /**
+   * Upstream's filterInvalidPods: sources validate pods; here a duplicate full name
+   * is dropped, and so is a duplicate UID (a manifest may set metadata.uid), which
+   * upstream would ADD twice while holding one.
+   */
   private filterInvalidPods(source: string, pods: Pod[]): Pod[] {
     const names = new Set<string>();
+    const uids = new Set<string>();
     return pods.filter((pod, index) => {
       const name = podFullName(pod);
-      if (!names.has(name)) {
-        names.add(name);
-        return true;
-      }
+      const uid = podUid(pod);
+      const duplicate = names.has(name) ? 'name' : uids.has(uid) ? 'UID' : undefined;
+      names.add(name);
+      uids.add(uid);
+      if (!duplicate) return true;
       this.logger.error(
-        { code: ErrorCodes.MANIFEST_DUPLICATE, source, pod: podRef(pod), index },
-        'Pod failed validation due to duplicate pod name, ignoring',
+        { code: ErrorCodes.MANIFEST_DUPLICATE, source, pod: podRef(pod), uid, index },
+        `Pod failed validation due to duplicate pod ${duplicate}, ignoring`,
       );
       return false;
     });
