@@ -24,6 +24,8 @@ const RESCANS_WATCHED = 3;
 interface Shardlet {
   child: ChildProcess;
   logs: Array<Record<string, unknown>>;
+  /** Everything written to stderr so far. */
+  readonly stderr: string;
   pods(): Promise<Pod[]>;
   stop(): Promise<void>;
 }
@@ -78,7 +80,7 @@ async function startShardlet(endpoint: string, manifestDir: string, rootDir: str
     get stderr() {
       return stderr;
     },
-  } as Shardlet;
+  };
 }
 
 function running(pods: Pod[], name: string): boolean {
@@ -106,24 +108,27 @@ test('the hostile corpus beside good pods: shardlet stays up, good pods run, eac
   const current = shardlet;
   const alive = () => {
     if (current.child.exitCode !== null || current.child.signalCode !== null) {
-      throw new Error(`shardlet exited (${current.child.exitCode ?? current.child.signalCode}): ${(current as unknown as { stderr: string }).stderr.slice(-2_000)}`);
+      throw new Error(`shardlet exited (${current.child.exitCode ?? current.child.signalCode}): ${current.stderr.slice(-2_000)}`);
     }
   };
 
-  await waitUntil(async () => {
-    alive();
-    const pods = await current.pods();
-    return GOOD_PODS.every((name) => running(pods, name));
-  }, START_TIMEOUT_MS, `pods ${GOOD_PODS.join(', ')} Running`);
+  // A shardlet that exits fails the test at once, with its last words, rather than at the timeout.
+  const exitedEarly = new Promise<never>((_resolve, reject) => current.child.once('exit', () => reject(new Error('exited'))));
+  exitedEarly.catch(() => undefined);
+  const orExit = <T>(waiting: Promise<T>) => Promise.race([waiting, exitedEarly.catch(() => alive() as never)]);
+
+  await orExit(
+    waitUntil(async () => {
+      const pods = await current.pods();
+      return GOOD_PODS.every((name) => running(pods, name));
+    }, START_TIMEOUT_MS, `pods ${GOOD_PODS.join(', ')} Running`),
+  );
 
   const errorsFor = (name: string) => current.logs.filter((line) => line.level === ERROR_LEVEL && line.path === join(manifestDir, name));
   const repeatsFor = (name: string) => current.logs.filter((line) => line.path === join(manifestDir, name) && String(line.msg).endsWith('(reported before)'));
   // Every bad file is named at error level, and later periodic rescans (seen in their debug lines) log it no more.
   const pending = () => REFUSED.filter((entry) => errorsFor(entry.name).length === 0 || repeatsFor(entry.name).length < RESCANS_WATCHED);
-  await waitUntil(async () => {
-    alive();
-    return pending().length === 0;
-  }, START_TIMEOUT_MS, `every refused file logged and rescanned ${RESCANS_WATCHED} times`).catch((err: Error) => {
+  await orExit(waitUntil(async () => pending().length === 0, START_TIMEOUT_MS, `every refused file logged and rescanned ${RESCANS_WATCHED} times`)).catch((err: Error) => {
     const detail = pending().map((entry) => `${entry.name}: ${errorsFor(entry.name).length} errors, ${repeatsFor(entry.name).length} repeats`);
     throw new Error(`${err.message}; pending: ${detail.join('; ')}`);
   });
