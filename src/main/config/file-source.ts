@@ -11,14 +11,17 @@
 // partial writes), but the next periodic rescan leaves it out of the SET, so its
 // pod is removed, as upstream's listConfig does. When staticPodPath is a single
 // file, a malformed file sends no update at all, so its pod keeps running.
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '../../shared/errors.js';
-import { MAX_MANIFEST_BYTES, parsePodManifest } from '../../shared/manifest/parse-manifest.js';
+import { parsePodManifest } from '../../shared/manifest/parse-manifest.js';
 import { applyStaticPodDefaults } from '../../shared/manifest/static-pod.js';
-import { FILE_SOURCE, type Pod, type PodUpdate } from '../../shared/types.js';
+import { podRef } from '../../shared/pod-kinds.js';
+import { FILE_SOURCE, podFullName, type Pod, type PodUpdate } from '../../shared/types.js';
+import { readManifestEntry } from './manifest-file.js';
 
 /** Quiet time after a watch event before the rescan, so one editor save makes one scan. */
 export const FILE_WATCH_DEBOUNCE_MS = 100;
@@ -36,8 +39,19 @@ export interface FileSourceOptions {
 type ScanReason = 'period' | 'watch';
 
 interface ManifestRead {
-  text: string;
+  bytes: Buffer;
   pod?: Pod;
+  /** Why these bytes make no pod. */
+  problem?: Problem;
+}
+
+/** A file's current problem, logged at error level once and again only when the file or the problem changes. */
+interface Problem {
+  code: string;
+  reason: string;
+  fingerprint: string;
+  message: string;
+  fields?: Record<string, unknown>;
 }
 
 export class FileSource {
@@ -46,6 +60,10 @@ export class FileSource {
   private readonly lastReadByFile = new Map<string, ManifestRead>();
   /** Last pod each file produced, kept through watch-triggered scans while the file is malformed. */
   private readonly lastGoodPodByFile = new Map<string, Pod>();
+  /** What was last logged about each file, so a rescan does not repeat it. */
+  private readonly reportedByFile = new Map<string, string>();
+  /** Files with a problem in the scan under way; the others' reports are forgotten when it ends, so a relapse is logged. */
+  private readonly problemsThisScan = new Set<string>();
   private watcher?: FSWatcher;
   private watchedInode?: number;
   private timer?: NodeJS.Timeout;
@@ -102,6 +120,12 @@ export class FileSource {
   }
 
   private async scan(reason: ScanReason): Promise<void> {
+    this.problemsThisScan.clear();
+    await this.scanPath(reason);
+    for (const file of this.reportedByFile.keys()) if (!this.problemsThisScan.has(file)) this.reportedByFile.delete(file);
+  }
+
+  private async scanPath(reason: ScanReason): Promise<void> {
     const { logger } = this.options;
     let info;
     try {
@@ -124,10 +148,15 @@ export class FileSource {
       if (pods) this.send(pods);
     } else if (info.isFile()) {
       // One file: a malformed file sends nothing on any scan, so the merge keeps its pod.
-      const pod = await this.readManifest(this.path, 'period');
-      if (pod) this.send([pod]);
+      const read = await this.readManifest(this.path, 'period');
+      if (read) this.send([read.pod]);
     } else {
-      logger.error({ path: this.path }, 'Static pod path is not a directory or file');
+      this.report(this.path, {
+        code: ErrorCodes.MANIFEST_INVALID,
+        reason: 'not a directory or a regular file',
+        fingerprint: `${info.ino}:${info.mode}:${info.ctimeMs}`,
+        message: 'Static pod path is not a directory or file',
+      });
     }
     this.ensureWatch(info.isDirectory() ? this.path : dirname(this.path), reason);
   }
@@ -147,20 +176,29 @@ export class FileSource {
     }
     const names = entries.filter((name) => !name.startsWith('.')).sort();
     const pods: Pod[] = [];
-    const present = new Set<string>();
+    const present = new Set(names.map((name) => join(this.path, name)));
+    /** As upstream's merge, the first file (in name order) keeps a pod name; later ones are reported with both files named. */
+    const fileByPodName = new Map<string, string>();
     for (const name of names) {
       const file = join(this.path, name);
-      const info = await stat(file).catch(() => undefined);
-      if (!info?.isFile()) {
-        const why = !info ? 'Manifest path vanished or cannot be read' : info.isDirectory() ? 'Not recursing into manifest path' : 'Manifest path is not a file';
-        this.options.logger.debug({ path: file }, why);
+      const read = await this.readManifest(file, reason);
+      if (!read) continue;
+      const { pod, fingerprint } = read;
+      const first = fileByPodName.get(podFullName(pod));
+      if (first !== undefined) {
+        this.report(file, {
+          code: ErrorCodes.MANIFEST_DUPLICATE,
+          reason: `pod ${podRef(pod)} is already defined by ${first}`,
+          fingerprint: `${fingerprint}|${first}`,
+          message: 'Static pod manifest duplicates the pod name of another file, skipping it',
+          fields: { pod: podRef(pod), duplicateOf: first },
+        });
         continue;
       }
-      present.add(file);
-      const pod = await this.readManifest(file, reason, info.size);
-      if (pod) pods.push(pod);
+      fileByPodName.set(podFullName(pod), file);
+      pods.push(pod);
     }
-    for (const file of [...this.lastReadByFile.keys()]) {
+    for (const file of this.lastReadByFile.keys()) {
       if (present.has(file)) continue;
       this.lastReadByFile.delete(file);
       this.lastGoodPodByFile.delete(file);
@@ -168,40 +206,80 @@ export class FileSource {
     return pods;
   }
 
-  /** The file's pod, or undefined when it cannot be used (logged once per content). */
-  private async readManifest(file: string, reason: ScanReason, sizeBytes?: number): Promise<Pod | undefined> {
-    let text: string;
-    try {
-      if ((sizeBytes ?? (await stat(file)).size) > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES} bytes`);
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      this.options.logger.error({ code: ErrorCodes.MANIFEST_INVALID, path: file, reason: (err as Error).message }, 'Cannot read static pod manifest, skipping it');
-      return this.unusable(file, reason);
+  /**
+   * The file's pod and the fingerprint it was read with, or undefined when the file
+   * cannot be used (reported once per problem and file version, see report()).
+   */
+  private async readManifest(file: string, reason: ScanReason): Promise<{ pod: Pod; fingerprint: string } | undefined> {
+    const entry = await readManifestEntry(file);
+    if (entry.kind === 'problem' && entry.fingerprint.endsWith(':gone')) {
+      // Removed between the listing and the read: not a problem, as upstream ignores IsNotExist.
+      this.options.logger.debug({ path: file }, 'Static pod manifest vanished during the scan');
+      return this.unusable(file, reason, entry.fingerprint);
     }
+    if (entry.kind === 'problem') {
+      const message = entry.reason.startsWith('is a') ? 'Static pod manifest path is not a regular file, skipping it' : 'Cannot read static pod manifest, skipping it';
+      this.report(file, { code: ErrorCodes.MANIFEST_INVALID, reason: entry.reason, fingerprint: entry.fingerprint, message });
+      return this.unusable(file, reason, entry.fingerprint);
+    }
+    const { bytes, fingerprint } = entry;
     const previous = this.lastReadByFile.get(file);
-    if (previous?.text === text) return previous.pod ?? this.unusable(file, reason);
+    if (previous?.bytes.equals(bytes)) {
+      if (previous.pod) return { pod: previous.pod, fingerprint };
+      if (previous.problem) this.report(file, previous.problem);
+      return this.unusable(file, reason, fingerprint);
+    }
     try {
-      const pod = applyStaticPodDefaults(parsePodManifest(text, file), { source: FILE_SOURCE, location: file, nodeName: this.options.nodeName });
-      this.lastReadByFile.set(file, { text, pod });
+      const pod = applyStaticPodDefaults(parsePodManifest(bytes, file), { source: FILE_SOURCE, location: file, nodeName: this.options.nodeName });
+      this.lastReadByFile.set(file, { bytes, pod });
       this.lastGoodPodByFile.set(file, pod);
-      return pod;
+      return { pod, fingerprint };
     } catch (err) {
-      this.lastReadByFile.set(file, { text });
       const code = (err as { code?: string }).code ?? ErrorCodes.MANIFEST_INVALID;
-      this.options.logger.error({ code, path: file, reason: (err as Error).message }, 'Invalid static pod manifest, skipping it');
-      return this.unusable(file, reason);
+      // The coded error's reason already leaves the path out; anything else is a bug worth its whole message.
+      const detail = (err as { details?: { reason?: unknown } }).details?.reason;
+      const why = typeof detail === 'string' ? detail : (err as Error).message;
+      // Keyed by content, not file times: a rewrite with the same bad bytes is not news.
+      const problem = { code, reason: why, fingerprint: createHash('sha256').update(bytes).digest('hex'), message: 'Invalid static pod manifest, skipping it' };
+      this.lastReadByFile.set(file, { bytes, problem });
+      this.report(file, problem);
+      return this.unusable(file, reason, fingerprint);
     }
   }
 
+  /**
+   * Logs a file's problem at error level the first time, and again only when the
+   * file changed or its problem did; repeats on later rescans go to debug, so a
+   * bad file left in place does not fill the log every fileCheckFrequency.
+   */
+  private report(file: string, problem: Problem): void {
+    const key = `${problem.code}|${problem.reason}|${problem.fingerprint}`;
+    const fields = { code: problem.code, path: file, reason: problem.reason, ...problem.fields };
+    this.problemsThisScan.add(file);
+    if (this.reportedByFile.get(file) === key) {
+      this.options.logger.debug(fields, `${problem.message} (reported before)`);
+      return;
+    }
+    this.reportedByFile.set(file, key);
+    this.options.logger.error(fields, problem.message);
+  }
+
   /** A malformed file keeps its last pod on watch scans only; a periodic scan drops it (see the top of the file). */
-  private unusable(file: string, reason: ScanReason): Pod | undefined {
-    if (reason === 'watch') return this.lastGoodPodByFile.get(file);
-    this.lastGoodPodByFile.delete(file);
+  private unusable(file: string, reason: ScanReason, fingerprint: string): { pod: Pod; fingerprint: string } | undefined {
+    const pod = this.lastGoodPodByFile.get(file);
+    if (reason === 'watch' && pod) return { pod, fingerprint };
+    if (reason !== 'watch') this.lastGoodPodByFile.delete(file);
     return undefined;
   }
 
   private send(pods: Pod[]): void {
-    if (!this.stopped) this.options.onUpdate({ op: 'SET', source: FILE_SOURCE, pods });
+    if (this.stopped) return;
+    try {
+      this.options.onUpdate({ op: 'SET', source: FILE_SOURCE, pods });
+    } catch (err) {
+      // The merge isolates each pod; should it still throw, the scan (and the process) must go on.
+      this.options.logger.error({ code: ErrorCodes.INTERNAL, err: (err as Error).message }, 'Handing static pods to the merge failed');
+    }
   }
 
   /** Watches the directory (the parent, for a single file); re-made when the directory was replaced. */

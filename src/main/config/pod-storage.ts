@@ -65,18 +65,46 @@ export class PodStorage {
 
   /** A copy of every pod of every source (upstream's MergedState). */
   mergedState(): Pod[] {
-    return [...this.podsBySource.values()].flatMap((pods) => [...pods.values()].map((pod) => structuredClone(pod)));
+    return [...this.podsBySource].flatMap(([source, pods]) => this.copies(source, [...pods.values()]));
   }
 
+  /**
+   * Hands the sync loop copies of `pods`. A pod that cannot be copied is left out
+   * with a log line, and an error thrown by the receiver is logged, not passed to
+   * the source: one pod's trouble must not stop the others, nor the process.
+   */
   private deliver(op: PodOperation, source: string, pods: Pod[]): void {
-    if (pods.length > 0) this.onUpdate({ op, source, pods: pods.map((pod) => structuredClone(pod)) });
+    if (pods.length === 0) return;
+    const copies = this.copies(source, pods);
+    try {
+      this.onUpdate({ op, source, pods: copies });
+    } catch (err) {
+      this.logger.error({ code: ErrorCodes.INTERNAL, source, op, pods: copies.map(podRef), err: errorText(err) }, 'Handling a pod update failed');
+    }
+  }
+
+  /** Structured copies of the pods that can be copied; the others are logged (once per merge) and dropped. */
+  private copies(source: string, pods: Pod[]): Pod[] {
+    const copies: Pod[] = [];
+    for (const pod of pods) {
+      try {
+        copies.push(structuredClone(pod));
+      } catch (err) {
+        this.rejectPod(source, pod, err);
+      }
+    }
+    return copies;
+  }
+
+  private rejectPod(source: string, pod: unknown, err: unknown): void {
+    this.logger.error({ code: ErrorCodes.MANIFEST_INVALID, source, pod: safePodRef(pod), reason: errorText(err) }, 'Pod from source cannot be used, ignoring it');
   }
 
   private mergeChange(source: string, update: PodUpdate): MergeResult {
     const result: MergeResult = { adds: [], updates: [], deletes: [], removes: [], reconciles: [] };
     let pods = this.podsBySource.get(source) ?? new Map<string, Pod>();
     // Sources keep their objects; the storage annotates and keeps its own copies.
-    const incoming = update.pods.map((pod) => structuredClone(pod));
+    const incoming = this.copies(source, (Array.isArray(update.pods) ? update.pods : []).filter((pod) => this.isPodShaped(source, pod)));
     switch (update.op) {
       case 'ADD':
       case 'UPDATE':
@@ -88,7 +116,7 @@ export class PodStorage {
         this.logger.debug({ source, pods: incoming.map(podRef) }, 'Removing pods from source');
         for (const pod of incoming) {
           const existing = pods.get(podUid(pod));
-          if (!existing) continue;
+          if (existing === undefined) continue;
           pods.delete(podUid(pod));
           result.removes.push(existing);
         }
@@ -111,38 +139,64 @@ export class PodStorage {
   /** Upstream's updatePodsFunc: compares each new pod with its stored self, or adds it. */
   private updatePods(source: string, newPods: Pod[], oldPods: Map<string, Pod>, pods: Map<string, Pod>, result: MergeResult): void {
     for (const ref of this.filterInvalidPods(source, newPods)) {
-      const metadata = (ref.metadata ??= {});
-      // Annotate with the source before any comparison.
-      metadata.annotations = { ...metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source };
-      const uid = podUid(ref);
-      const existing = oldPods.get(uid);
-      if (existing) {
-        pods.set(uid, existing);
-        const change = checkAndUpdatePod(existing, ref);
-        if (change.needUpdate) result.updates.push(existing);
-        else if (change.needReconcile) result.reconciles.push(existing);
-        else if (change.needGracefulDelete) result.deletes.push(existing);
-        continue;
+      try {
+        this.updatePod(source, ref, oldPods, pods, result);
+      } catch (err) {
+        // The stored pod (if any) stays as it was; a SET then keeps it rather than removing it for a bad copy.
+        this.rejectPod(source, ref, err);
+        const existing = oldPods.get(podUid(ref));
+        if (existing) pods.set(podUid(ref), existing);
       }
-      // recordFirstSeenTime
-      metadata.annotations[CONFIG_SEEN_ANNOTATION] = this.now().toISOString();
-      pods.set(uid, ref);
-      result.adds.push(ref);
     }
   }
 
-  /** Upstream's filterInvalidPods: sources validate pods; here only a duplicate full name is dropped. */
+  private updatePod(source: string, ref: Pod, oldPods: Map<string, Pod>, pods: Map<string, Pod>, result: MergeResult): void {
+    const metadata = (ref.metadata ??= {});
+    // Annotate with the source before any comparison.
+    metadata.annotations = { ...metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source };
+    const uid = podUid(ref);
+    const existing = oldPods.get(uid);
+    if (existing) {
+      pods.set(uid, existing);
+      const change = checkAndUpdatePod(existing, ref);
+      if (change.needUpdate) result.updates.push(existing);
+      else if (change.needReconcile) result.reconciles.push(existing);
+      else if (change.needGracefulDelete) result.deletes.push(existing);
+      return;
+    }
+    // recordFirstSeenTime
+    metadata.annotations[CONFIG_SEEN_ANNOTATION] = this.now().toISOString();
+    pods.set(uid, ref);
+    result.adds.push(ref);
+  }
+
+  /** A pod the merge can key: an object with a metadata object (sources validate the rest). */
+  private isPodShaped(source: string, pod: unknown): pod is Pod {
+    const metadata = (pod as Pod | null)?.metadata;
+    const uid = metadata?.uid;
+    if (typeof pod === 'object' && pod !== null && typeof metadata === 'object' && metadata !== null && (uid === undefined || typeof uid === 'string')) return true;
+    this.rejectPod(source, pod, new Error('not a pod: metadata must be an object with a string uid'));
+    return false;
+  }
+
+  /**
+   * Upstream's filterInvalidPods: sources validate pods; here a duplicate full name
+   * is dropped, and so is a duplicate UID (a manifest may set metadata.uid), which
+   * upstream would ADD twice while holding one.
+   */
   private filterInvalidPods(source: string, pods: Pod[]): Pod[] {
     const names = new Set<string>();
+    const uids = new Set<string>();
     return pods.filter((pod, index) => {
       const name = podFullName(pod);
-      if (!names.has(name)) {
-        names.add(name);
-        return true;
-      }
+      const uid = podUid(pod);
+      const duplicate = names.has(name) ? 'name' : uids.has(uid) ? 'UID' : undefined;
+      names.add(name);
+      uids.add(uid);
+      if (!duplicate) return true;
       this.logger.error(
-        { code: ErrorCodes.MANIFEST_DUPLICATE, source, pod: podRef(pod), index },
-        'Pod failed validation due to duplicate pod name, ignoring',
+        { code: ErrorCodes.MANIFEST_DUPLICATE, source, pod: podRef(pod), uid, index },
+        `Pod failed validation due to duplicate pod ${duplicate}, ignoring`,
       );
       return false;
     });
@@ -207,6 +261,18 @@ function mergedAnnotations(existing: ObjectMeta, ref: ObjectMeta): Record<string
     if (value !== undefined) annotations[key] = value;
   }
   return annotations;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function safePodRef(pod: unknown): string {
+  try {
+    return podRef(pod as Pod);
+  } catch {
+    return '(not a pod)';
+  }
 }
 
 function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {

@@ -6,7 +6,7 @@
 // last good set, as upstream. An empty body sends an empty SET (it marks the
 // source seen, and removes its pods), as upstream.
 import type { Logger } from 'pino';
-import { request } from 'undici';
+import { getGlobalDispatcher, interceptors, request, type Dispatcher } from 'undici';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from '../../shared/manifest/parse-manifest.js';
 import { applyStaticPodDefaults } from '../../shared/manifest/static-pod.js';
@@ -14,6 +14,8 @@ import { HTTP_SOURCE, type Pod, type PodUpdate } from '../../shared/types.js';
 
 /** Upstream's client timeout for the manifest URL; a timeout just means a retry next period. */
 export const URL_REQUEST_TIMEOUT_MS = 10_000;
+/** Redirects followed before a poll fails, as Go's http.Client (upstream's fetch) stops after 10. */
+export const URL_MAX_REDIRECTS = 10;
 /** Failures logged at warn level before the message drops to debug, as upstream's failureLogs. */
 export const URL_FAILURE_WARNINGS = 3;
 
@@ -36,8 +38,12 @@ export class UrlSource {
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private stopped = false;
+  /** undici's redirect handling, which drops Authorization and Cookie on a redirect to another origin, as Go's client. */
+  private readonly dispatcher: Dispatcher;
 
-  constructor(private readonly options: UrlSourceOptions) {}
+  constructor(private readonly options: UrlSourceOptions) {
+    this.dispatcher = getGlobalDispatcher().compose(interceptors.redirect({ maxRedirections: URL_MAX_REDIRECTS, throwOnMaxRedirect: true }));
+  }
 
   /** Polls once (so the source can be seen early), then every period. */
   async start(): Promise<void> {
@@ -79,7 +85,7 @@ export class UrlSource {
     if (this.lastBody?.equals(body)) return;
     // Remembered before decoding, as upstream: a bad body is reported once, not every period.
     this.lastBody = body;
-    const manifest = parseManifest(body.toString('utf8'), url);
+    const manifest = parseManifest(body, url);
     this.send(manifest.pods.map((pod) => applyStaticPodDefaults(pod, { source: HTTP_SOURCE, location: url, nodeName })));
   }
 
@@ -88,9 +94,17 @@ export class UrlSource {
     const timeoutMs = this.options.requestTimeoutMs ?? URL_REQUEST_TIMEOUT_MS;
     let response;
     try {
-      response = await request(url, { method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+      response = await request(url, {
+        method: 'GET',
+        headers,
+        dispatcher: this.dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        // The whole fetch, body included, so a body trickling in forever still ends.
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (err) {
-      throw urlError(`${url}: ${(err as Error).message}`);
+      throw urlError(`${url}: ${fetchFailure(err, timeoutMs)}`);
     }
     const chunks: Buffer[] = [];
     let sizeBytes = 0;
@@ -104,9 +118,10 @@ export class UrlSource {
         chunks.push(chunk as Buffer);
       }
     } catch (err) {
-      throw urlError(`${url}: ${(err as Error).message}`);
+      response.body.destroy();
+      throw urlError(`${url}: ${fetchFailure(err, timeoutMs)}`);
     }
-    if (response.statusCode !== 200) throw urlError(`${url}: HTTP ${response.statusCode}`);
+    if (response.statusCode !== 200) throw urlError(`${url}: HTTP ${response.statusCode}${response.statusCode >= 300 && response.statusCode < 400 ? ' (a redirect without a usable Location)' : ''}`);
     return Buffer.concat(chunks);
   }
 
@@ -126,6 +141,18 @@ export class UrlSource {
     else logger.debug(fields, 'Failed to read pods from URL');
     this.failureLogs++;
   }
+}
+
+/** The reason a fetch failed, in the words an operator needs (the limit that was hit). */
+function fetchFailure(err: unknown, timeoutMs: number): string {
+  const error = err as { name?: string; code?: string; message?: string };
+  if (error.code === 'UND_ERR_REDIRECT_MAX' || error.name === 'MaxRedirectsError') return `stopped after ${URL_MAX_REDIRECTS} redirects`;
+  // undici stops a chain that comes back to a URL it already visited, with a message about Pools that would mislead here.
+  if (/redirect loop detected/i.test(error.message ?? '')) return 'redirect loop: a Location pointed back to a URL already visited';
+  if (error.name === 'TimeoutError' || error.code === 'UND_ERR_BODY_TIMEOUT' || error.code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return `no complete answer within ${timeoutMs} ms (${error.message ?? error.name})`;
+  }
+  return error.message ?? String(err);
 }
 
 function urlError(message: string): ShardletError {

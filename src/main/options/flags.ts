@@ -14,6 +14,10 @@ export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/contai
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
 export const DEFAULT_READ_ONLY_PORT = 10255;
 export const MAX_WORKERS_BY_DEFAULT = 8;
+/** Shard threads per core at most: each holds its own V8 heap and CRI channel, so more only costs memory. */
+export const MAX_WORKERS_PER_CORE = 4;
+/** Shard threads at most on any machine (1,000 threads reached 14.6 GB RSS and aborted). */
+export const MAX_WORKERS = 256;
 export const MAX_VERBOSITY = 10;
 
 /** Flags the operator gave; every field is absent unless its flag was on the command line. */
@@ -64,6 +68,11 @@ interface FlagSpec {
   parse: (raw: string) => unknown;
 }
 
+/** The largest --workers accepted: 4 per core, at most 256. */
+export function maxWorkers(): number {
+  return Math.min(MAX_WORKERS_PER_CORE * availableParallelism(), MAX_WORKERS);
+}
+
 /** Upstream-free default: one shard per spare core, at most 8, at least 1. */
 export function defaultWorkers(): number {
   return Math.max(1, Math.min(availableParallelism() - 1, MAX_WORKERS_BY_DEFAULT));
@@ -80,14 +89,14 @@ const FLAG_SPECS: FlagSpec[] = [
   str('manifest-url', 'manifestURL', 'URL serving a Pod or PodList of static pods (staticPodURL)', '""'),
   spec('manifest-url-header', 'manifestURLHeader', 'headers', "HTTP headers for --manifest-url, e.g. 'a:hello,b:again,a:world'", 'none', parseHeaders),
   spec('max-pods', 'maxPods', 'int', 'Number of pods that can run on this node (maxPods)', '110', intAtLeast(0)),
-  spec('workers', 'workers', 'int', 'Shard worker threads running pod syncs; 0 runs them on the main thread', `min(os.availableParallelism() - 1, ${MAX_WORKERS_BY_DEFAULT}), at least 1 (here ${defaultWorkers()})`, intAtLeast(0)),
+  spec('workers', 'workers', 'int', 'Shard worker threads running pod syncs; 0 runs them on the main thread', `min(os.availableParallelism() - 1, ${MAX_WORKERS_BY_DEFAULT}), at least 1 (here ${defaultWorkers()}); at most ${MAX_WORKERS_PER_CORE} per core and ${MAX_WORKERS} (here ${maxWorkers()})`, parseWorkers),
   str('root-dir', 'rootDir', 'Directory for kubelet files (pod directories)', DEFAULT_ROOT_DIR),
-  spec('runtime-request-timeout', 'runtimeRequestTimeoutMs', 'duration', 'Timeout of every CRI call except pulls, logs, exec and attach', '2m0s', parseDuration),
+  spec('runtime-request-timeout', 'runtimeRequestTimeoutMs', 'duration', 'Timeout of every CRI call except pulls, logs, exec and attach; 0 means the default', '2m0s', parseDuration),
   spec('serialize-image-pulls', 'serializeImagePulls', '', 'Pull one image at a time, node-wide', 'true, false when maxParallelImagePulls > 1', parseBool),
   spec('max-parallel-image-pulls', 'maxParallelImagePulls', 'int', 'Most image pulls in flight, node-wide; needs --serialize-image-pulls=false to exceed 1', 'no limit', intAtLeast(1)),
-  spec('sync-frequency', 'syncFrequencyMs', 'duration', 'Max period between syncs of each running pod', '1m0s', parseDuration),
-  spec('file-check-frequency', 'fileCheckFrequencyMs', 'duration', 'Period of the full rescan of --pod-manifest-path', '20s', parseDuration),
-  spec('http-check-frequency', 'httpCheckFrequencyMs', 'duration', 'Period of polls of --manifest-url', '20s', parseDuration),
+  spec('sync-frequency', 'syncFrequencyMs', 'duration', 'Max period between syncs of each running pod; 0 means the default', '1m0s', parseDuration),
+  spec('file-check-frequency', 'fileCheckFrequencyMs', 'duration', 'Period of the full rescan of --pod-manifest-path; 0 means the default', '20s', parseDuration),
+  spec('http-check-frequency', 'httpCheckFrequencyMs', 'duration', 'Period of polls of --manifest-url; 0 means the default', '20s', parseDuration),
   spec('pod-pids-limit', 'podPidsLimit', 'int', 'Most processes in one pod; -1 for no pod-level limit', '-1', intAtLeast(-1)),
   spec('cluster-dns', 'clusterDNS', 'ips', 'Cluster DNS server IPs, comma-separated', 'none', parseIPList),
   str('cluster-domain', 'clusterDomain', 'Cluster DNS domain added to container search paths', '""'),
@@ -189,6 +198,15 @@ function intBetween(min: number, max: number): (raw: string) => number {
 
 function intAtLeast(min: number): (raw: string) => number {
   return intBetween(min, Number.MAX_SAFE_INTEGER);
+}
+
+function parseWorkers(raw: string): number {
+  const max = maxWorkers();
+  const workers = intAtLeast(0)(raw);
+  if (workers > max) {
+    throw new Error(`must be an integer from 0 to ${max} (${MAX_WORKERS_PER_CORE} per core on ${availableParallelism()} cores, at most ${MAX_WORKERS})`);
+  }
+  return workers;
 }
 
 function parsePort(raw: string): number {

@@ -3,6 +3,7 @@
 // operator's existing kubelet.yaml loads as it is, while a misspelt or unknown
 // field, or a value of the wrong type, is rejected with the field's path. Most of
 // these fields are accepted and ignored; kubelet-config.ts reads the ones we use.
+import { quote } from '../../shared/manifest/bounded-decode.js';
 import { parseGoDuration } from './duration.js';
 
 export type FieldType =
@@ -266,5 +267,5 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (isPlainObject(value)) return 'an object';
-  return JSON.stringify(value) ?? String(value);
+  return quote(value);
 }

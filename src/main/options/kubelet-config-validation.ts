@@ -20,7 +20,11 @@ const TOPOLOGY_MANAGER_POLICIES = ['none', 'best-effort', 'restricted', 'single-
 const TOPOLOGY_MANAGER_SCOPES = ['container', 'pod'];
 const CGROUP_DRIVERS = ['cgroupfs', 'systemd'];
 
-/** Frequencies and timeouts: a zero value was replaced by its default, so only negatives are left to refuse. */
+/**
+ * Frequencies and timeouts: a zero value, from the file or a flag, was replaced by
+ * its default, so only negatives are left to refuse. Upstream's validation has no
+ * rule for these; a negative period cannot work, so both ways in refuse it.
+ */
 const POSITIVE_DURATIONS = [
   'syncFrequency',
   'fileCheckFrequency',
@@ -44,7 +48,22 @@ const NON_NEGATIVE_INTS = [
 ];
 
 const CHECKS: Check[] = [
-  ...POSITIVE_DURATIONS.map((field) => when(field, (ms) => (ms as number) <= 0, 'must be a positive duration')),
+  ...POSITIVE_DURATIONS.map((field) => when(field, (ms) => (ms as number) <= 0, 'must be a positive duration (0 means the default)')),
+  // The duration rules of upstream's ValidateKubeletConfiguration, for the fields only the file sets.
+  when('imageMinimumGCAge', (ms) => (ms as number) < 0, 'must not be negative'),
+  when('imageMaximumGCAge', (ms) => (ms as number) < 0, 'must not be negative'),
+  (fields) =>
+    (fields.imageMaximumGCAge as number | undefined ?? 0) > 0 && (fields.imageMaximumGCAge as number) <= (fields.imageMinimumGCAge as number)
+      ? { field: 'imageMaximumGCAge', reason: 'must be greater than imageMinimumGCAge' }
+      : undefined,
+  ...['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods'].map((field) =>
+    when(field, (ms) => (ms as number) < 0 || ((ms as number) > 0 && (ms as number) < 1_000), 'must be either zero or otherwise >= 1s'),
+  ),
+  (fields) =>
+    (fields.shutdownGracePeriodCriticalPods as number | undefined ?? 0) > (fields.shutdownGracePeriod as number | undefined ?? 0)
+      ? { field: 'shutdownGracePeriodCriticalPods', reason: 'must be <= shutdownGracePeriod' }
+      : undefined,
+  when('containerLogMonitorInterval', (ms) => (ms as number) < 3_000, 'must be at least 3s'),
   ...NON_NEGATIVE_INTS.map((field) => range(field, 0, Number.MAX_SAFE_INTEGER)),
   when('nodeLeaseDurationSeconds', (value) => (value as number) <= 0, 'must be greater than 0'),
   range('port', 1, 65_535),
@@ -73,6 +92,7 @@ const CHECKS: Check[] = [
   oneOf('cgroupDriver', CGROUP_DRIVERS),
   checkClusterDNS,
   checkTaints,
+  checkLogging,
 ];
 
 /** The first problem with the defaulted fields, or undefined. */
@@ -101,6 +121,18 @@ function checkClusterDNS(fields: Fields): ConfigProblem | undefined {
   const servers = (fields.clusterDNS as string[] | undefined) ?? [];
   const bad = servers.find((server) => isIP(server) === 0);
   return bad === undefined ? undefined : { field: 'clusterDNS', reason: `${JSON.stringify(bad)} is not an IP address` };
+}
+
+/** logging is component-base's LoggingConfiguration; of it we read verbosity, an unsigned integer upstream. */
+function checkLogging(fields: Fields): ConfigProblem | undefined {
+  const logging = fields.logging;
+  if (logging === undefined) return undefined;
+  if (typeof logging !== 'object' || logging === null || Array.isArray(logging)) return { field: 'logging', reason: 'must be an object' };
+  const verbosity = (logging as Record<string, unknown>).verbosity;
+  if (verbosity !== undefined && verbosity !== null && !(Number.isSafeInteger(verbosity) && (verbosity as number) >= 0)) {
+    return { field: 'logging.verbosity', reason: 'must be an integer >= 0' };
+  }
+  return undefined;
 }
 
 function checkTaints(fields: Fields): ConfigProblem | undefined {

@@ -5,8 +5,8 @@
 // KubeletOptions object the kubelet reads.
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { parseAllDocuments } from 'yaml';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { DecodeError, decodeSingleDocument, quote } from '../../shared/manifest/bounded-decode.js';
 import { dns1123SubdomainError } from '../../shared/manifest/names.js';
 import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROOT_DIR, defaultWorkers, MAX_VERBOSITY, type KubeletFlags } from './flags.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
@@ -48,6 +48,9 @@ const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   containerRuntimeEndpoint: DEFAULT_CONTAINER_RUNTIME_ENDPOINT,
   podLogsDir: '/var/log/pods',
 };
+
+/** Duration fields a flag can set. */
+const DURATION_FIELDS = new Set(['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'runtimeRequestTimeout']);
 
 /** Upstream defaults for pointer fields: only an absent value takes the default, an explicit 0 or "" stays. */
 const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
@@ -121,8 +124,8 @@ export function parseKubeletConfig(text: string, path: string): KubeletConfigFil
   const fail = (field: string, reason: string) =>
     new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: field "${field}": ${reason}`, { path, field });
   if (!isPlainObject(document)) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: must hold a ${KUBELET_CONFIG_KIND} object`, { path });
-  if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${JSON.stringify(document.apiVersion ?? '')}`);
-  if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${JSON.stringify(document.kind ?? '')}`);
+  if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${quote(document.apiVersion ?? '')}`);
+  if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${quote(document.kind ?? '')}`);
   try {
     return { path, fields: checkFields(document, KUBELET_CONFIGURATION_FIELDS) };
   } catch (err) {
@@ -166,7 +169,7 @@ export function mergeFlags(config: KubeletConfigFile | undefined, flags: Kubelet
   const flagByField = new Map<string, string>();
   for (const [flagKey, field, flagName] of FLAG_FIELDS) {
     if (flags[flagKey] === undefined) continue;
-    fields[field] = flags[flagKey];
+    fields[field] = zeroDurationFlag(field, flags[flagKey]) ? ZERO_MEANS_DEFAULT[field] : flags[flagKey];
     flagByField.set(field, flagName);
   }
   if (fileFields.serializeImagePulls === undefined && flags.serializeImagePulls === undefined) {
@@ -175,6 +178,16 @@ export function mergeFlags(config: KubeletConfigFile | undefined, flags: Kubelet
   const problem = findConfigProblem(fields);
   if (problem) throw problemError(problem, config, flagByField);
   return buildOptions(fields, flags, config, env);
+}
+
+/**
+ * A duration flag of 0 means what 0 means in the file: the default. Upstream's
+ * file decoding cannot tell 0s from unset (kubeadm writes `syncFrequency: 0s`),
+ * and its validation has no rule for these periods, so one rule for both ways in
+ * is "0 is the default, a negative value is refused".
+ */
+function zeroDurationFlag(field: string, value: unknown): boolean {
+  return value === 0 && DURATION_FIELDS.has(field) && ZERO_MEANS_DEFAULT[field] !== undefined;
 }
 
 function problemError(problem: ConfigProblem, config: KubeletConfigFile | undefined, flagByField: Map<string, string>): ShardletError {
@@ -279,16 +292,12 @@ function fileVerbosity(fields: Record<string, unknown>): number {
   return Math.min(Math.max(verbosity, 0), MAX_VERBOSITY);
 }
 
+/** The one document of the file, decoded with the manifest parser's limits (nesting, aliases, binary). */
 function parseSingleDocument(text: string, path: string): unknown {
-  const documents = parseAllDocuments(text, { uniqueKeys: true });
-  for (const document of documents) {
-    const error = document.errors[0];
-    if (error) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: invalid YAML/JSON: ${error.message.split('\n')[0]}`, { path });
+  try {
+    return decodeSingleDocument(text, KUBELET_CONFIG_KIND);
+  } catch (err) {
+    if (err instanceof DecodeError) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: ${err.message}`, { path });
+    throw err;
   }
-  // A document of only markers or comments decodes to null: it does not count.
-  const nonEmpty = documents.map((document) => document.toJS() as unknown).filter((value) => value !== null && value !== undefined);
-  if (nonEmpty.length > 1) {
-    throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: holds ${nonEmpty.length} YAML documents; want one ${KUBELET_CONFIG_KIND}`, { path });
-  }
-  return nonEmpty[0] ?? null;
 }

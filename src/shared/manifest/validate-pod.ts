@@ -1,6 +1,7 @@
 // Structural validation of a decoded Pod, the part of upstream's
 // validation.ValidatePodCreate that tells an operator why a manifest is refused.
 // Errors read like upstream's field errors: `spec.containers[0].image: Required value`.
+import { quote } from './bounded-decode.js';
 import { dns1123LabelError, dns1123SubdomainError } from './names.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
@@ -8,6 +9,8 @@ const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'Non
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const MAX_PORT = 65_535;
+/** Volume sources whose fields the API defaults fill in (pod-defaults.ts), so they must be objects. */
+const VOLUME_SOURCES_DEFAULTED = ['hostPath', 'secret', 'configMap', 'projected', 'downwardAPI'];
 
 type Json = Record<string, unknown>;
 
@@ -59,10 +62,12 @@ function validateSpec(spec: Json, errors: string[]): void {
   checkEnum(spec.dnsPolicy, 'spec.dnsPolicy', DNS_POLICIES, errors);
   const grace = spec.terminationGracePeriodSeconds;
   if (grace !== undefined && (!Number.isSafeInteger(grace) || (grace as number) < 0)) {
-    errors.push(`spec.terminationGracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer >= 0`);
+    errors.push(`spec.terminationGracePeriodSeconds: Invalid value: ${quote(grace)}: must be an integer >= 0`);
   }
   if (spec.hostNetwork !== undefined && typeof spec.hostNetwork !== 'boolean') errors.push('spec.hostNetwork: must be true or false');
   if (spec.nodeSelector !== undefined) validateStringMap(spec.nodeSelector, 'spec.nodeSelector', errors);
+  checkObject(spec.securityContext, 'spec.securityContext', errors);
+  checkListOfObjects(spec.tolerations, 'spec.tolerations', errors);
 }
 
 function validateVolumes(volumes: unknown, errors: string[]): Set<string> {
@@ -77,7 +82,8 @@ function validateVolumes(volumes: unknown, errors: string[]): Set<string> {
     const name = isObject(volume) ? volume.name : undefined;
     if (typeof name !== 'string' || name === '') return void errors.push(`${path}: Required value`);
     pushIf(errors, path, name, dns1123LabelError(name));
-    if (names.has(name)) errors.push(`${path}: Duplicate value: ${JSON.stringify(name)}`);
+    for (const kind of VOLUME_SOURCES_DEFAULTED) checkObject((volume as Json)[kind], `spec.volumes[${index}].${kind}`, errors);
+    if (names.has(name)) errors.push(`${path}: Duplicate value: ${quote(name)}`);
     names.add(name);
   });
   return names;
@@ -90,7 +96,7 @@ function validateContainer(container: unknown, path: string, seenNames: Set<stri
     errors.push(`${path}.name: Required value`);
   } else {
     pushIf(errors, `${path}.name`, name, dns1123LabelError(name));
-    if (seenNames.has(name)) errors.push(`${path}.name: Duplicate value: ${JSON.stringify(name)}`);
+    if (seenNames.has(name)) errors.push(`${path}.name: Duplicate value: ${quote(name)}`);
     seenNames.add(name);
   }
   if (typeof image !== 'string' || image.trim() === '') errors.push(`${path}.image: Required value`);
@@ -102,6 +108,11 @@ function validateContainer(container: unknown, path: string, seenNames: Set<stri
     }
   }
   validatePorts(container.ports, `${path}.ports`, errors);
+  validateEnv(container.env, `${path}.env`, errors);
+  validateResources(container.resources, `${path}.resources`, errors);
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+    if (checkObject(container[probe], `${path}.${probe}`, errors)) checkObject((container[probe] as Json).httpGet, `${path}.${probe}.httpGet`, errors);
+  }
   validateMounts(container.volumeMounts, `${path}.volumeMounts`, volumeNames, errors);
 }
 
@@ -113,7 +124,7 @@ function validatePorts(ports: unknown, path: string, errors: string[]): void {
     if (!isObject(port)) return void errors.push(`${portPath}: must be an object`);
     const number = port.containerPort;
     if (!Number.isSafeInteger(number) || (number as number) < 1 || (number as number) > MAX_PORT) {
-      errors.push(`${portPath}.containerPort: Invalid value: ${JSON.stringify(number ?? null)}: must be between 1 and ${MAX_PORT}, inclusive`);
+      errors.push(`${portPath}.containerPort: Invalid value: ${quote(number ?? null)}: must be between 1 and ${MAX_PORT}, inclusive`);
     }
     checkEnum(port.protocol, `${portPath}.protocol`, PROTOCOLS, errors);
   });
@@ -126,10 +137,52 @@ function validateMounts(mounts: unknown, path: string, volumeNames: Set<string>,
     const mountPath = `${path}[${index}]`;
     if (!isObject(mount)) return void errors.push(`${mountPath}: must be an object`);
     if (typeof mount.name !== 'string' || !volumeNames.has(mount.name)) {
-      errors.push(`${mountPath}.name: Not found: ${JSON.stringify(mount.name ?? '')}`);
+      errors.push(`${mountPath}.name: Not found: ${quote(mount.name ?? '')}`);
     }
     if (typeof mount.mountPath !== 'string' || mount.mountPath === '') errors.push(`${mountPath}.mountPath: Required value`);
   });
+}
+
+/** The env fields the API defaults reach into must have their API types. */
+function validateEnv(env: unknown, path: string, errors: string[]): void {
+  if (!checkListOfObjects(env, path, errors)) return;
+  (env as Json[]).forEach((item, index) => {
+    const itemPath = `${path}[${index}]`;
+    if (typeof item.name !== 'string' || item.name === '') errors.push(`${itemPath}.name: Required value`);
+    if (checkObject(item.valueFrom, `${itemPath}.valueFrom`, errors)) checkObject((item.valueFrom as Json).fieldRef, `${itemPath}.valueFrom.fieldRef`, errors);
+  });
+}
+
+/** Requests and limits are maps of quantities (a number such as `cpu: 1` counts). */
+function validateResources(resources: unknown, path: string, errors: string[]): void {
+  if (!checkObject(resources, path, errors)) return;
+  for (const field of ['limits', 'requests']) {
+    const quantities = (resources as Json)[field];
+    if (quantities === undefined) continue;
+    if (!isObject(quantities) || !Object.values(quantities).every((item) => typeof item === 'string' || typeof item === 'number')) {
+      errors.push(`${path}.${field}: must be a map of quantities`);
+    }
+  }
+}
+
+/** True when `value` is an object; an absent value is fine and returns false. */
+function checkObject(value: unknown, path: string, errors: string[]): boolean {
+  if (value === undefined || value === null) return false;
+  if (isObject(value)) return true;
+  errors.push(`${path}: must be an object`);
+  return false;
+}
+
+/** True when `value` is a list whose items are all objects; an absent value is fine and returns false. */
+function checkListOfObjects(value: unknown, path: string, errors: string[]): boolean {
+  if (value === undefined || value === null) return false;
+  if (!Array.isArray(value)) {
+    errors.push(`${path}: must be a list`);
+    return false;
+  }
+  const index = value.findIndex((item) => !isObject(item));
+  if (index >= 0) errors.push(`${path}[${index}]: must be an object`);
+  return index < 0;
 }
 
 function validateStringMap(value: unknown, path: string, errors: string[]): void {
@@ -141,12 +194,12 @@ function validateStringMap(value: unknown, path: string, errors: string[]): void
 
 function checkEnum(value: unknown, path: string, allowed: string[], errors: string[]): void {
   if (value !== undefined && !allowed.includes(value as string)) {
-    errors.push(`${path}: Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((v) => `"${v}"`).join(', ')}`);
+    errors.push(`${path}: Unsupported value: ${quote(value)}: supported values: ${allowed.map((v) => `"${v}"`).join(', ')}`);
   }
 }
 
 function pushIf(errors: string[], path: string, value: string, reason: string | undefined): void {
-  if (reason) errors.push(`${path}: Invalid value: ${JSON.stringify(value)}: ${reason}`);
+  if (reason) errors.push(`${path}: Invalid value: ${quote(value)}: ${reason}`);
 }
 
 function isObject(value: unknown): value is Json {

@@ -178,3 +178,41 @@ test('an unknown operation is ignored with a warning', () => {
   assert.deepEqual(merge('api', 'RECONCILE', [makePod('a')]), []);
   assert.ok(logs.some((line) => line.msg === 'Received invalid update type'));
 });
+
+/** A value nested `depth` lists deep, built without recursion. */
+function nested(depth: number): unknown {
+  let value: unknown = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
+}
+
+test('a pod the merge cannot copy is dropped with one log line naming source, pod and reason; the others go on', () => {
+  const { merge, logs } = harness();
+  const deep = makePod('deep');
+  // Deep enough that structuredClone overflows the stack, as a 1,800-deep array did at shardlet's start.
+  (deep.spec!.containers[0] as unknown as Record<string, unknown>).x = nested(200_000);
+  assert.deepEqual(merge('api', 'SET', [makePod('a'), deep, makePod('b')]), [['ADD', ['a', 'b']]]);
+  const rejected = logs.filter((line) => line.msg === 'Pod from source cannot be used, ignoring it');
+  assert.equal(rejected.length, 1);
+  assert.equal(rejected[0]!.source, 'api');
+  assert.equal(rejected[0]!.pod, 'default/deep');
+  assert.match(String(rejected[0]!.reason), /call stack/);
+});
+
+test('an error thrown by the receiver of an update is logged, not thrown into the source', () => {
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const storage = new PodStorage(() => {
+    throw new Error('receiver broke');
+  }, logger);
+  assert.doesNotThrow(() => storage.merge('file', { op: 'SET', source: 'file', pods: [makePod('a')] }));
+  assert.ok(logs.some((line) => line.msg === 'Handling a pod update failed' && line.err === 'receiver broke' && line.source === 'file'));
+  assert.equal(storage.mergedState().length, 1, 'the merge state itself is kept');
+});
+
+test('things that are not pods are dropped with a log line, not thrown', () => {
+  const { merge, logs } = harness();
+  const junk = [null, 5, 'pod', { metadata: 'x' }, { metadata: { uid: 7 } }] as unknown as Pod[];
+  assert.deepEqual(merge('api', 'SET', [...junk, makePod('a')]), [['ADD', ['a']]]);
+  assert.equal(logs.filter((line) => line.msg === 'Pod from source cannot be used, ignoring it').length, junk.length);
+});

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
-import { defaultWorkers, helpText, parseFlags, type KubeletFlags } from '../../../src/main/options/flags.js';
+import { availableParallelism } from 'node:os';
+import { defaultWorkers, helpText, maxWorkers, parseFlags, type KubeletFlags } from '../../../src/main/options/flags.js';
 
 test('flag forms as pflag accepts them', () => {
   const cases: Array<{ argv: string[]; want: KubeletFlags }> = [
@@ -96,4 +97,22 @@ test('help lists every flag with its default', () => {
 test('the default worker count is one per spare core, 1 to 8', () => {
   const workers = defaultWorkers();
   assert.ok(workers >= 1 && workers <= 8);
+});
+
+test('--workers is bounded at 4 per core and 256, and the refusal names the flag and the limit', () => {
+  const max = maxWorkers();
+  assert.equal(max, Math.min(4 * availableParallelism(), 256));
+  assert.deepEqual(parseFlags([`--workers=${max}`]), { workers: max });
+  for (const value of [String(max + 1), '1000', '100000']) {
+    assert.throws(
+      () => parseFlags(['--workers', value]),
+      (err: unknown) =>
+        err instanceof ShardletError &&
+        err.code === ErrorCodes.FLAG_INVALID &&
+        err.details.flag === 'workers' &&
+        err.message.includes('--workers') &&
+        err.message.includes(`from 0 to ${max}`),
+    );
+  }
+  assert.match(helpText(), /at most 4 per core and 256/);
 });

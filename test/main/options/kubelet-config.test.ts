@@ -242,7 +242,56 @@ test('bad values name the file and the field', () => {
     const file = parseKubeletConfig(header + body, 'kubelet.yaml');
     assert.throws(() => mergeFlags(file, {}, env), configError(ErrorCodes.CONFIG_INVALID, `kubelet.yaml: field "${field}": `, reason), body);
   }
-  assert.throws(() => mergeFlags(undefined, parseFlags(['--sync-frequency=0s']), env), configError(ErrorCodes.FLAG_INVALID, '--sync-frequency', 'positive'));
+  assert.throws(() => mergeFlags(undefined, parseFlags(['--sync-frequency=-1s']), env), configError(ErrorCodes.FLAG_INVALID, '--sync-frequency', 'positive'));
+});
+
+test('a duration means the same from the file and from its flag: 0 is the default, a negative value is refused', () => {
+  const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  const cases = [
+    { field: 'syncFrequency', flag: 'sync-frequency', key: 'syncFrequencyMs', defaultMs: 60_000 },
+    { field: 'fileCheckFrequency', flag: 'file-check-frequency', key: 'fileCheckFrequencyMs', defaultMs: 20_000 },
+    { field: 'httpCheckFrequency', flag: 'http-check-frequency', key: 'httpCheckFrequencyMs', defaultMs: 20_000 },
+    { field: 'runtimeRequestTimeout', flag: 'runtime-request-timeout', key: 'runtimeRequestTimeoutMs', defaultMs: 120_000 },
+  ] as const;
+  for (const { field, flag, key, defaultMs } of cases) {
+    const fromFile = mergeFlags(parseKubeletConfig(`${header}${field}: 0s\n`, 'k.yaml'), {}, env);
+    const fromFlag = mergeFlags(undefined, parseFlags([`--${flag}=0s`]), env);
+    assert.equal(fromFile[key], defaultMs, `${field}: 0s in the file`);
+    assert.equal(fromFlag[key], defaultMs, `--${flag}=0s`);
+    const overFile = mergeFlags(parseKubeletConfig(`${header}${field}: 5s\n`, 'k.yaml'), parseFlags([`--${flag}=0s`]), env);
+    assert.equal(overFile[key], defaultMs, `--${flag}=0s over the file's 5s`);
+    assert.throws(() => mergeFlags(parseKubeletConfig(`${header}${field}: -1s\n`, 'k.yaml'), {}, env), configError(ErrorCodes.CONFIG_INVALID, `field "${field}"`, 'positive'));
+    assert.throws(() => mergeFlags(undefined, parseFlags([`--${flag}=-1s`]), env), configError(ErrorCodes.FLAG_INVALID, `--${flag}`, 'positive'));
+  }
+});
+
+test("upstream's duration rules for the fields only the file sets", () => {
+  const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  const cases = [
+    { body: 'imageMinimumGCAge: -1m\n', field: 'imageMinimumGCAge', reason: 'must not be negative' },
+    { body: 'imageMaximumGCAge: 1m\n', field: 'imageMaximumGCAge', reason: 'greater than imageMinimumGCAge' },
+    { body: 'shutdownGracePeriod: 500ms\n', field: 'shutdownGracePeriod', reason: '>= 1s' },
+    { body: 'shutdownGracePeriod: 10s\nshutdownGracePeriodCriticalPods: 20s\n', field: 'shutdownGracePeriodCriticalPods', reason: '<= shutdownGracePeriod' },
+    { body: 'containerLogMonitorInterval: 1s\n', field: 'containerLogMonitorInterval', reason: 'at least 3s' },
+  ];
+  for (const { body, field, reason } of cases) {
+    assert.throws(() => mergeFlags(parseKubeletConfig(header + body, 'k.yaml'), {}, env), configError(ErrorCodes.CONFIG_INVALID, `k.yaml: field "${field}": `, reason), body);
+  }
+  assert.doesNotThrow(() => mergeFlags(parseKubeletConfig(`${header}imageMaximumGCAge: 1h\nshutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n`, 'k.yaml'), {}, env));
+});
+
+test('the config file gets the manifest decoder limits: deep nesting, alias bombs and binary are refused with the file named', () => {
+  const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefgh'[index]}`).join(', ')}]`)];
+  const cases = [
+    { text: `${header}logging: ${'['.repeat(150)}${']'.repeat(150)}\n`, mentions: 'nested more than' },
+    { text: `${header}featureGates:\n  x: true\nlogging:\n  ${bomb.join('\n  ')}\n`, mentions: 'alias' },
+    { text: `${header}logging: &l {a: *l}\n`, mentions: 'nested more than' },
+    { text: `${header}staticPodPath: a\u0000b\n`, mentions: 'control character' },
+  ];
+  for (const { text, mentions } of cases) {
+    assert.throws(() => parseKubeletConfig(text, 'kubelet.yaml'), configError(ErrorCodes.CONFIG_INVALID, 'kubelet.yaml: ', mentions), text.slice(0, 80));
+  }
 });
 
 test('other defaulting rules of upstream', () => {
