@@ -9,6 +9,7 @@ import type { PodStatusCache } from './status/pod-status-cache.js';
 import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
 import type { PlegEvent } from '../shared/shard-protocol.js';
+import { ErrorCodes } from '../shared/errors.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
 
 export interface SyncLoopDeps {
@@ -53,45 +54,61 @@ export class SyncLoop {
     return { ok: false, reason: `PLEG is not healthy: pleg was last seen active ${Math.round(sinceMs / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` };
   }
 
-  /** A config update from the merge (upstream's HandlePodAdditions / Updates / Removes / Reconcile). */
+  /**
+   * A config update from the merge (upstream's HandlePodAdditions / Updates / Removes /
+   * Reconcile). A pod whose handling throws is logged with its name and left alone;
+   * the others of the same update go on.
+   */
   handleConfigUpdate(update: PodUpdate): void {
-    const { podManager, podWorkers, logger } = this.deps;
+    const { logger } = this.deps;
     logger.info({ op: update.op, source: update.source, pods: update.pods.map(podRef) }, `SyncLoop ${update.op}`);
     for (const pod of update.pods) {
-      if (isMirrorPod(pod)) {
-        this.handleMirrorPod(update.op, pod);
-        continue;
+      try {
+        this.handlePodUpdate(update.op, pod);
+      } catch (err) {
+        logger.error(
+          { code: ErrorCodes.INTERNAL, op: update.op, source: update.source, pod: podRef(pod), uid: pod.metadata?.uid, err: (err as Error)?.message ?? String(err) },
+          'Handling a pod update failed; the pod is left as it was',
+        );
       }
-      switch (update.op) {
-        case 'ADD':
-          podManager.addOrUpdate(pod);
-          this.deps.onPodSeen(pod);
-          if (this.admitted(pod)) podWorkers.updatePod({ type: 'create', pod });
-          break;
-        case 'UPDATE':
-          podManager.addOrUpdate(pod);
-          if (this.rejectedUids.has(pod.metadata?.uid ?? '')) break;
-          podWorkers.updatePod(
-            pod.metadata?.deletionTimestamp
-              ? { type: 'kill', pod, gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds }
-              : { type: 'update', pod },
-          );
-          break;
-        case 'DELETE':
-          podManager.addOrUpdate(pod);
-          podWorkers.updatePod({ type: 'kill', pod, gracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds });
-          break;
-        case 'REMOVE':
-          podManager.remove(pod);
-          this.rejectedUids.delete(pod.metadata?.uid ?? '');
-          podWorkers.updatePod({ type: 'kill', pod, removeFromRuntime: true });
-          break;
-        case 'RECONCILE':
-          podManager.addOrUpdate(pod);
-          break;
-        default:
-          logger.warn({ op: update.op }, 'Ignoring config update with an unknown operation');
-      }
+    }
+  }
+
+  private handlePodUpdate(op: PodUpdate['op'], pod: Pod): void {
+    const { podManager, podWorkers, logger } = this.deps;
+    if (isMirrorPod(pod)) {
+      this.handleMirrorPod(op, pod);
+      return;
+    }
+    switch (op) {
+      case 'ADD':
+        podManager.addOrUpdate(pod);
+        this.deps.onPodSeen(pod);
+        if (this.admitted(pod)) podWorkers.updatePod({ type: 'create', pod });
+        break;
+      case 'UPDATE':
+        podManager.addOrUpdate(pod);
+        if (this.rejectedUids.has(pod.metadata?.uid ?? '')) break;
+        podWorkers.updatePod(
+          pod.metadata?.deletionTimestamp
+            ? { type: 'kill', pod, gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds }
+            : { type: 'update', pod },
+        );
+        break;
+      case 'DELETE':
+        podManager.addOrUpdate(pod);
+        podWorkers.updatePod({ type: 'kill', pod, gracePeriodSeconds: pod.metadata?.deletionGracePeriodSeconds });
+        break;
+      case 'REMOVE':
+        podManager.remove(pod);
+        this.rejectedUids.delete(pod.metadata?.uid ?? '');
+        podWorkers.updatePod({ type: 'kill', pod, removeFromRuntime: true });
+        break;
+      case 'RECONCILE':
+        podManager.addOrUpdate(pod);
+        break;
+      default:
+        logger.warn({ op }, 'Ignoring config update with an unknown operation');
     }
   }
 

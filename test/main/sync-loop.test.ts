@@ -117,3 +117,31 @@ test('a pod over maxPods is rejected with OutOfpods and never gets a pod worker'
   loop.handleConfigUpdate({ op: 'UPDATE', source: 'api', pods: [pod('c')] });
   assert.equal(updates.length, 2, 'a rejected pod stays rejected');
 });
+
+test('a pod whose handling throws is logged and skipped; the other pods of the same update go on', () => {
+  const recorded = recordingWorkers();
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const updatePod = recorded.workers.updatePod.bind(recorded.workers);
+  recorded.workers.updatePod = (options: UpdatePodOptions) => {
+    if (options.pod.metadata?.uid === 'bad') throw new RangeError('Maximum call stack size exceeded');
+    updatePod(options);
+  };
+  const node = { name: 'n1', labels: {}, taints: [], allocatable: { cpuMillis: 4000, memoryBytes: 8 << 30, pods: 110 } };
+  const loop = new SyncLoop({
+    podManager: new PodManager(),
+    podWorkers: recorded.workers,
+    statuses: new PodStatusCache(capture),
+    logger: capture,
+    sourcesReady: () => true,
+    onPodSeen: () => undefined,
+    admit: (p, activePods) => admitPod(p, activePods, node),
+    onRejected: () => undefined,
+  });
+  loop.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('bad'), pod('c')] });
+  assert.deepEqual(recorded.updates.map((u) => u.pod.metadata!.uid), ['a', 'c']);
+  const failures = lines.filter((line) => line.code === 'SHARDLET_INTERNAL');
+  assert.equal(failures.length, 1);
+  assert.equal(failures[0]!.uid, 'bad');
+  assert.match(String(failures[0]!.err), /Maximum call stack/);
+});
