@@ -120,7 +120,10 @@ export class Kubelet {
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
-      onPodForgotten: (uid) => this.apiData?.forgetPod(uid),
+      onPodForgotten: (uid) => {
+        this.startup.forget(uid);
+        this.apiData?.forgetPod(uid);
+      },
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.takeRuntimeInventory();

@@ -2,7 +2,10 @@
 // its source (the merge's ADD) to the first status with every container running and
 // Ready, observed here; the SLO leaves out the pod's image pulls, so their span is
 // kept too (upstream's firstStartedPulling / lastFinishedPulling). Read by the bench
-// through /stats/startup.
+// through /stats/startup. The record of a pod that is gone is kept for
+// FORGOTTEN_RECORD_RETENTION_MS (a reader polling every minute still sees pods that
+// came and went between two reads), then dropped, so a node with churn keeps a bounded
+// number of records, as upstream's tracker deletes a pod's state with the pod.
 import type { ImagePullInterval } from '../../shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 
@@ -15,19 +18,32 @@ export interface StartupRecord {
   lastFinishedPullingAtMs?: number;
 }
 
+/** How long the start record of a pod that is gone stays readable. */
+export const FORGOTTEN_RECORD_RETENTION_MS = 10 * 60_000;
+
 export class StartupTracker {
   private readonly recordsByUid = new Map<string, StartupRecord>();
+  /** When each gone pod was forgotten, oldest first (a Map keeps insertion order). */
+  private readonly forgottenAtMsByUid = new Map<string, number>();
+
+  constructor(private readonly nowMs: () => number = Date.now) {}
 
   seen(pod: Pod): void {
     const uid = pod.metadata?.uid ?? '';
     if (this.recordsByUid.has(uid)) return;
-    this.recordsByUid.set(uid, { uid, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, seenAtMs: Date.now() });
+    this.dropExpired();
+    this.recordsByUid.set(uid, { uid, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, seenAtMs: this.nowMs() });
+  }
+
+  /** The pod is gone from the node: its record expires after the retention. */
+  forget(uid: string): void {
+    if (this.recordsByUid.has(uid) && !this.forgottenAtMsByUid.has(uid)) this.forgottenAtMsByUid.set(uid, this.nowMs());
   }
 
   observe(pod: Pod, status: PodStatus): void {
     const record = this.recordsByUid.get(pod.metadata?.uid ?? '');
     if (!record || record.runningAtMs !== undefined || status.phase !== 'Running') return;
-    if (status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) record.runningAtMs = Date.now();
+    if (status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) record.runningAtMs = this.nowMs();
   }
 
   /** Widens the pod's pulling span with a sync's pulls, until the pod has run. */
@@ -39,6 +55,16 @@ export class StartupTracker {
   }
 
   records(): StartupRecord[] {
+    this.dropExpired();
     return [...this.recordsByUid.values()];
+  }
+
+  private dropExpired(): void {
+    const cutoffMs = this.nowMs() - FORGOTTEN_RECORD_RETENTION_MS;
+    for (const [uid, forgottenAtMs] of this.forgottenAtMsByUid) {
+      if (forgottenAtMs > cutoffMs) break;
+      this.forgottenAtMsByUid.delete(uid);
+      this.recordsByUid.delete(uid);
+    }
   }
 }
