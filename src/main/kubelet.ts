@@ -70,6 +70,7 @@ export class Kubelet {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
   private relistInFlight = false;
+  private terminalRecordsPruned = false;
   private readonly abort = new AbortController();
   /** Port the read-only server bound, once listening. */
   readOnlyPort = 0;
@@ -334,9 +335,19 @@ export class Kubelet {
       this.timers.push(timer);
     };
     every(SYNC_TICK_MS, () => this.podWorkers!.syncDue(Date.now()));
-    every(HOUSEKEEPING_PERIOD_MS, () => this.syncLoop!.housekeeping());
+    every(HOUSEKEEPING_PERIOD_MS, () => {
+      this.syncLoop!.housekeeping();
+      this.pruneTerminalRecordsOnce();
+    });
     every(RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
+  }
+
+  /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */
+  private pruneTerminalRecordsOnce(): void {
+    if (this.terminalRecordsPruned || !this.storage?.sourcesReady(this.expectedSources)) return;
+    this.terminalRecordsPruned = true;
+    this.terminalRecords.pruneExcept((uid) => this.podManager.get(uid) !== undefined || this.podWorkers!.has(uid));
   }
 
   /** One line a minute: pods by phase and each shard's sync counts, so a long run shows progress. */

@@ -6,7 +6,7 @@
 // API pods (the API server's status) alike.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -125,4 +125,10 @@ test('finished pods do not run again after a restart of shardlet with an emptied
   t.diagnostic(`CRI calls after the restart: ${JSON.stringify(calls)}`);
   assert.equal(calls.RunPodSandbox ?? 0, 0, 'no sandbox created for a finished pod');
   assert.equal(calls.CreateContainer ?? 0, 0, 'no container created for a finished pod');
+
+  // The record of a finished static pod goes with the pod.
+  const { uid } = afterRestart.get('never-done')!;
+  assert.ok(existsSync(join(kubelet.rootDir, 'pods', uid, 'terminal-status.json')), 'kept under --root-dir');
+  rmSync(join(kubelet.manifestDir, 'never-done.yaml'));
+  await waitUntil(async () => !existsSync(join(kubelet.rootDir, 'pods', uid)), TIMEOUT_MS, 'the pod directory removed with the pod');
 });

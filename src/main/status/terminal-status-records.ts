@@ -91,6 +91,15 @@ export class TerminalStatusRecords {
     });
   }
 
+  /**
+   * Once every source has delivered its pods: records of pods no source has any
+   * more (deleted while shardlet was down, with the runtime emptied too, so no
+   * orphan cleanup comes by) go, as upstream's cleanupOrphanedPodDirs.
+   */
+  pruneExcept(wanted: (uid: string) => boolean): void {
+    for (const uid of [...this.statusByUid.keys()]) if (!wanted(uid)) this.forget(uid);
+  }
+
   private enqueue(uid: string, work: () => Promise<void>): void {
     const previous = this.fileWorkByUid.get(uid) ?? Promise.resolve();
     const next = previous

@@ -91,3 +91,18 @@ test('terminal records survive a restart and go with the pod', async () => {
   await settle();
   assert.equal(existsSync(join(rootDir, 'pods', 'u1')), false);
 });
+
+test('records of pods no source has any more are pruned once the sources are ready', async () => {
+  const rootDir = mkdtempSync(join(tmpdir(), 'shardlet-records-'));
+  const records = new TerminalStatusRecords(rootDir, logger);
+  for (const uid of ['kept', 'gone']) records.record(uid, { phase: 'Failed' });
+  await settle();
+  const reloaded = new TerminalStatusRecords(rootDir, logger);
+  await reloaded.load();
+  reloaded.pruneExcept((uid) => uid === 'kept');
+  await settle();
+  assert.equal(reloaded.get('kept')?.phase, 'Failed');
+  assert.equal(reloaded.get('gone'), undefined);
+  assert.equal(existsSync(join(rootDir, 'pods', 'gone')), false);
+  assert.equal(existsSync(join(rootDir, 'pods', 'kept', TERMINAL_STATUS_FILE)), true);
+});
