@@ -98,15 +98,15 @@ export class StatusManager {
     while (!this.stopped && this.pendingByUid.size > 0) {
       const [uid, write] = this.pendingByUid.entries().next().value as [string, PendingWrite];
       this.pendingByUid.delete(uid);
-      await this.clients.limiter.take();
       try {
-        await this.send(uid, write);
-        this.recovered();
+        // A write with nothing new makes no request, so it says nothing about the server.
+        if (await this.send(uid, write)) this.recovered();
       } catch (err) {
         const code = httpStatusOf(err);
         // The pod is gone or was replaced: its status no longer matters.
         if (code === 404 || code === 409) {
           this.serverStatusByUid.delete(uid);
+          this.recovered(); // the server answered
           continue;
         }
         if (!this.pendingByUid.has(uid)) this.pendingByUid.set(uid, write);
@@ -116,11 +116,15 @@ export class StatusManager {
     }
   }
 
-  private async send(uid: string, write: PendingWrite): Promise<void> {
+  /** Sends what the server lacks; false when that was nothing. */
+  private async send(uid: string, write: PendingWrite): Promise<boolean> {
     const name = write.pod.metadata?.name ?? '';
     const namespace = write.pod.metadata?.namespace ?? 'default';
     const serverStatus = this.serverStatusByUid.get(uid) ?? write.pod.status ?? {};
+    let sent = false;
     if (write.status && !isPodStatusByKubeletEqual(serverStatus, write.status)) {
+      sent = true;
+      await this.clients.limiter.take();
       const body = podStatusPatch(uid, serverStatus, write.status);
       await this.clients.core.patchNamespacedPodStatus(
         { name, namespace, body },
@@ -130,11 +134,14 @@ export class StatusManager {
       this.writes.statusPatches++;
     }
     if (write.deletePod) {
+      sent = true;
+      await this.clients.limiter.take();
       await this.clients.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0, body: { preconditions: { uid } } });
       this.serverStatusByUid.delete(uid);
       this.writes.podDeletes++;
       this.logger.info({ pod: `${namespace}/${name}`, uid }, 'Deleted pod from the API server after graceful termination');
     }
+    return sent;
   }
 
   /** The first failure of an outage is logged; the others only wait. */
