@@ -25,6 +25,7 @@ import { ShardPool } from './shards/shard-pool.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
+import { TerminalStatusRecords } from './status/terminal-status-records.js';
 import type { StatusManager } from './status/status-manager.js';
 import type { MirrorPods } from './status/mirror-pods.js';
 import type { EventRecorder } from './events/event-recorder.js';
@@ -32,7 +33,7 @@ import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
 import { packageVersion } from './version.js';
 import type { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { podObject } from '../shared/events/event-types.js';
-import { statusSummary } from './status/pod-status-cache.js';
+import { isPodStatusByKubeletEqual } from './status/status-equality.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
 
@@ -48,6 +49,8 @@ export const SUMMARY_PERIOD_MS = 60_000;
 export class Kubelet {
   readonly podManager = new PodManager();
   readonly statuses: PodStatusCache;
+  /** Static pods' terminal statuses, kept across restarts. */
+  private readonly terminalRecords: TerminalStatusRecords;
   readonly startup = new StartupTracker();
   private readonly runtimeKnownPods = new RuntimeKnownPods();
   /** CRI calls of every thread, per method (read-only /stats/cri). */
@@ -67,6 +70,7 @@ export class Kubelet {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
   private relistInFlight = false;
+  private terminalRecordsPruned = false;
   private readonly abort = new AbortController();
   /** Port the read-only server bound, once listening. */
   readOnlyPort = 0;
@@ -78,6 +82,7 @@ export class Kubelet {
     private readonly logger: Logger,
   ) {
     this.statuses = new PodStatusCache(logger);
+    this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
     this.statuses.onChange(({ pod, status }) => this.startup.observe(pod, status));
   }
 
@@ -87,6 +92,7 @@ export class Kubelet {
     // Every listener is bound first: a taken port ends the start before anything touches a pod.
     await this.startServer();
     await mkdir(`${options.rootDir}/pods`, { recursive: true });
+    await this.terminalRecords.load();
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     probe.close();
@@ -123,6 +129,8 @@ export class Kubelet {
       onPodForgotten: (uid) => {
         this.startup.forget(uid);
         this.apiData?.forgetPod(uid);
+        this.statusManager?.forget(uid);
+        this.terminalRecords.forget(uid);
       },
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
@@ -174,16 +182,22 @@ export class Kubelet {
         if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
         return this.shards!.sync(request);
       },
-      previousStatus: (uid: string) => this.statuses.get(uid),
+      previousStatus: (uid: string) => this.statuses.get(uid) ?? this.terminalRecords.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
         if (pod.spec) this.statuses.set(pod, result.status);
         if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
+        // A finished static pod still in its source: remember it is finished, across restarts.
+        else if (kind === 'terminated' && this.podManager.get(pod.metadata?.uid ?? '')) this.terminalRecords.record(pod.metadata?.uid ?? '', result.status);
         for (const event of result.events) this.onPodEvent(pod, event);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
         }
+      },
+      onPodRestart: (uid: string) => {
+        this.statuses.delete(uid);
+        this.terminalRecords.forget(uid);
       },
       onSyncFailed: (pod: Pod, kind: SyncKind, err: unknown) => {
         this.logger.warn({ pod: podRef(pod), kind, err: (err as Error).message }, 'Pod sync did not complete; retrying');
@@ -219,7 +233,7 @@ export class Kubelet {
     for (const pod of staticPods) {
       const mirror = this.podManager.mirrorOf(podFullName(pod));
       const status = this.statuses.get(pod.metadata?.uid ?? '');
-      if (mirror && status && statusSummary(mirror.status ?? {}) !== statusSummary(status)) {
+      if (mirror && status && !isPodStatusByKubeletEqual(mirror.status ?? {}, status)) {
         this.statusManager?.setPodStatus(mirror, status);
       }
     }
@@ -326,9 +340,19 @@ export class Kubelet {
       this.timers.push(timer);
     };
     every(SYNC_TICK_MS, () => this.podWorkers!.syncDue(Date.now()));
-    every(HOUSEKEEPING_PERIOD_MS, () => this.syncLoop!.housekeeping());
+    every(HOUSEKEEPING_PERIOD_MS, () => {
+      this.syncLoop!.housekeeping();
+      this.pruneTerminalRecordsOnce();
+    });
     every(RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
+  }
+
+  /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */
+  private pruneTerminalRecordsOnce(): void {
+    if (this.terminalRecordsPruned || !this.storage?.sourcesReady(this.expectedSources)) return;
+    this.terminalRecordsPruned = true;
+    this.terminalRecords.pruneExcept((uid) => this.podManager.get(uid) !== undefined || this.podWorkers!.has(uid));
   }
 
   /** One line a minute: pods by phase and each shard's sync counts, so a long run shows progress. */

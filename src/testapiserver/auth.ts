@@ -24,7 +24,12 @@ export interface ServiceAccountTokenRequest {
 
 export class Authenticator {
   private readonly tokens = new Map<string, ClientIdentity>();
-  private readonly signingKey = randomBytes(32);
+  /** Signs service-account tokens; a state directory keeps it so that issued tokens outlive a restart. */
+  readonly signingKey: Buffer;
+
+  constructor(signingKey?: Buffer) {
+    this.signingKey = signingKey ?? randomBytes(32);
+  }
 
   /** Accept `Authorization: Bearer <token>` as this identity. */
   addToken(token: string, identity: ClientIdentity): void {

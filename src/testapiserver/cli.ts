@@ -7,7 +7,11 @@ import { DEFAULT_NODE_NAME } from './kubeconfig.js';
 import { startTestApiServer } from './server.js';
 
 const USAGE = `usage: shardlet-test-apiserver [--port N] [--default-node-name NODE] [--kubeconfig-out DIR]
-  [--node-name NODE] [--watch-history-size N] [--bookmark-interval-ms N]`;
+  [--node-name NODE] [--watch-history-size N] [--bookmark-interval-ms N] [--state-dir DIR]
+
+  --state-dir DIR  keep the CA, keys, objects and port in DIR and start from what an
+                   earlier run left there: stop the server and start it again with the
+                   same DIR and every kubeconfig it wrote still works.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -18,6 +22,7 @@ async function main(): Promise<void> {
       'node-name': { type: 'string' },
       'watch-history-size': { type: 'string' },
       'bookmark-interval-ms': { type: 'string' },
+      'state-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -30,6 +35,7 @@ async function main(): Promise<void> {
     defaultNodeName: values['default-node-name'],
     watchHistorySize: values['watch-history-size'] ? Number(values['watch-history-size']) : undefined,
     bookmarkIntervalMs: values['bookmark-interval-ms'] ? Number(values['bookmark-interval-ms']) : undefined,
+    stateDir: values['state-dir'] ? path.resolve(values['state-dir']) : undefined,
   });
   console.log(`test apiserver listening on ${server.url}`);
   const outDir = values['kubeconfig-out'];
@@ -40,6 +46,8 @@ async function main(): Promise<void> {
     console.log(`kubeconfigs: ${admin} ${node}`);
   }
   const shutdown = (): void => {
+    // What this process served, per `<verb> <resource>`: one JSON line for whoever runs it (a test counts node creates).
+    console.log(JSON.stringify({ requestCounts: server.requestCount() }));
     server.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', shutdown);

@@ -13,6 +13,7 @@ import { clientIdentityOf, type KubeconfigIdentity, writeKubeconfigFile } from '
 import { seedCluster } from './seed.js';
 import { DEFAULT_WATCH_HISTORY_SIZE, Store } from './store.js';
 import { CertificateAuthority } from './tls.js';
+import { loadServerState, pkiDirOf, saveSigningKey, savePort, StoreSaver } from './state-dir.js';
 
 export interface TestApiServerOptions {
   /** 0 (default) picks a free port. */
@@ -24,6 +25,11 @@ export interface TestApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Static bearer tokens accepted for the admin identity. */
   adminTokens?: string[];
+  /**
+   * Keep the CA, the token signing key, every object and the port here, and start
+   * from what an earlier process left (see state-dir.ts). Without it all is new.
+   */
+  stateDir?: string;
   logger?: Logger;
 }
 
@@ -98,8 +104,11 @@ async function close(ctx: ServerContext, listener: Listener): Promise<void> {
 }
 
 export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
-  const ca = await CertificateAuthority.create();
-  const authenticator = new Authenticator();
+  const { stateDir } = options;
+  const saved = stateDir ? await loadServerState(stateDir) : {};
+  const ca = await CertificateAuthority.create(stateDir && pkiDirOf(stateDir));
+  const authenticator = new Authenticator(saved.signingKey);
+  if (stateDir && !saved.signingKey) await saveSigningKey(stateDir, authenticator.signingKey);
   for (const token of options.adminTokens ?? []) authenticator.addToken(token, { user: 'admin', groups: ['system:masters'] });
   const ctx: ServerContext = {
     store: new Store(options.watchHistorySize ?? DEFAULT_WATCH_HISTORY_SIZE),
@@ -110,10 +119,16 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     openWatches: new Set(),
     caPem: ca.ca.certPem,
   };
-  seedCluster(ctx.store, ca.ca.certPem);
+  if (saved.snapshot) ctx.store.restore(saved.snapshot);
+  else seedCluster(ctx.store, ca.ca.certPem);
+  const saver = stateDir ? new StoreSaver(stateDir, ctx.store) : undefined;
+  if (saver) ctx.store.onChange = () => saver.schedule();
   const counts = new Map<string, number>();
-  let listener: Listener | undefined = await listen(ctx, ca, options.port ?? 0, counts);
+  // Back on the port it had, so that the kubeconfigs written before still reach it.
+  let listener: Listener | undefined = await listen(ctx, ca, options.port || saved.port || 0, counts);
   const port = (listener.server.address() as AddressInfo).port;
+  if (stateDir) await savePort(stateDir, port);
+  if (saver && !saved.snapshot) await saver.flush();
   const url = `https://127.0.0.1:${port}`;
 
   const stopListening = async (): Promise<void> => {
@@ -140,6 +155,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     },
     stop: async () => {
       await stopListening();
+      await saver?.flush();
       await ca.destroy();
     },
   };

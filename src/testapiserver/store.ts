@@ -26,6 +26,12 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** Every object and the resourceVersion counter, as --state-dir keeps them across restarts (etcd's part). */
+export interface StoreSnapshot {
+  resourceVersion: number;
+  objectsByResource: Record<string, KubeObject[]>;
+}
+
 /** Identifies a resource in messages: its storage key and group. */
 export interface ResourceRef {
   key: string; // 'pods', 'leases.coordination.k8s.io'
@@ -36,8 +42,30 @@ export interface ResourceRef {
 export class Store {
   private rv = 0;
   private readonly collections = new Map<string, Collection>();
+  /** Called after every change (the state dir saves the store then). */
+  onChange?: () => void;
 
   constructor(private readonly historySize = DEFAULT_WATCH_HISTORY_SIZE) {}
+
+  /** Every object and the resourceVersion counter. */
+  snapshot(): StoreSnapshot {
+    const objectsByResource: Record<string, KubeObject[]> = {};
+    for (const [key, coll] of this.collections) if (coll.objects.size > 0) objectsByResource[key] = [...coll.objects.values()];
+    return { resourceVersion: this.rv, objectsByResource };
+  }
+
+  /**
+   * Loads a snapshot into an empty store. The event history starts empty, so a
+   * watch from an older resourceVersion gets 410 Expired and relists, as after a
+   * restart of kube-apiserver whose watch cache starts afresh.
+   */
+  restore(snapshot: StoreSnapshot): void {
+    this.rv = snapshot.resourceVersion;
+    for (const [key, objects] of Object.entries(snapshot.objectsByResource)) {
+      const coll = this.collection(key);
+      for (const obj of objects) coll.objects.set(keyOf(obj.metadata.namespace, obj.metadata.name), clone(obj));
+    }
+  }
 
   /** The latest resourceVersion handed out, across all resources. */
   currentResourceVersion(): number {
@@ -125,6 +153,7 @@ export class Store {
       if (evicted) coll.floorRv = evicted.resourceVersion;
     }
     for (const listener of coll.listeners) listener(event);
+    this.onChange?.();
   }
 
   /**

@@ -2,7 +2,7 @@
 // certificates (CN = user, O = groups, as kube-apiserver's x509 authenticator
 // reads them), made with the openssl CLI into a private temp directory.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,18 +37,29 @@ export class CertificateAuthority {
     readonly dir: string,
     readonly ca: KeyPair,
     readonly serving: KeyPair,
+    /** Kept in a state directory: destroy() leaves it for the next start. */
+    private readonly persistent = false,
   ) {}
 
-  /** Creates a CA and a serving certificate for 127.0.0.1, ::1 and localhost. */
-  static async create(): Promise<CertificateAuthority> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'shardlet-apiserver-'));
+  /**
+   * Creates a CA and a serving certificate for 127.0.0.1, ::1 and localhost, in a
+   * private temp directory; or, given `keepIn`, loads the ones an earlier start
+   * left there (creating them the first time), so that kubeconfigs stay valid.
+   */
+  static async create(keepIn?: string): Promise<CertificateAuthority> {
+    if (keepIn) {
+      await mkdir(keepIn, { recursive: true, mode: 0o700 });
+      const kept = await loadKeyPairs(keepIn).catch(() => undefined);
+      if (kept) return new CertificateAuthority(keepIn, kept.ca, kept.serving, true);
+    }
+    const dir = keepIn ?? (await mkdtemp(path.join(tmpdir(), 'shardlet-apiserver-')));
     const ca = await makeSelfSigned(dir, 'ca', '/CN=shardlet-test-ca');
     const authority = new CertificateAuthority(dir, ca, ca);
     const serving = await authority.issue('apiserver', '/CN=kube-apiserver', [
       'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:kubernetes.default.svc',
       'extendedKeyUsage=serverAuth',
     ]);
-    return new CertificateAuthority(dir, ca, serving);
+    return new CertificateAuthority(dir, ca, serving, keepIn !== undefined);
   }
 
   /** A client certificate for a user and groups, made once and reused. */
@@ -78,8 +89,18 @@ export class CertificateAuthority {
   }
 
   async destroy(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    if (!this.persistent) await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+async function readKeyPair(dir: string, name: string): Promise<KeyPair> {
+  const certFile = path.join(dir, `${name}.crt`);
+  const keyFile = path.join(dir, `${name}.key`);
+  return { certFile, keyFile, certPem: await readFile(certFile, 'utf8'), keyPem: await readFile(keyFile, 'utf8') };
+}
+
+async function loadKeyPairs(dir: string): Promise<{ ca: KeyPair; serving: KeyPair }> {
+  return { ca: await readKeyPair(dir, 'ca'), serving: await readKeyPair(dir, 'apiserver') };
 }
 
 async function makeSelfSigned(dir: string, name: string, subject: string): Promise<KeyPair> {

@@ -57,7 +57,11 @@ export interface PodSyncHost {
   previousStatus(uid: string): PodStatus | undefined;
   onSyncResult(pod: Pod, result: SyncPodResult, kind: SyncKind): void;
   onSyncFailed(pod: Pod, kind: SyncKind, err: unknown): void;
+  /** A UID starts a new life after it terminated: what was kept of the old one (its status) is stale. */
+  onPodRestart?(uid: string): void;
 }
+
+const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 
 export class PodWorkers {
   private readonly workByUid = new Map<string, PodWork>();
@@ -72,14 +76,16 @@ export class PodWorkers {
   updatePod(options: UpdatePodOptions): void {
     const uid = options.pod.metadata?.uid ?? '';
     let work = this.workByUid.get(uid);
+    const firstTime = !work;
     if (!work) {
       work = newWork(uid, options.pod);
       this.workByUid.set(uid, work);
+      if (options.type !== 'kill') this.startFinishedPodTerminated(work);
     } else if (options.pod.spec || !work.pod.spec) {
       work.pod = options.pod;
     }
     if (options.type === 'kill') this.markTerminating(work, options);
-    else if (options.type === 'create' && work.phase !== 'syncing') this.requestRestart(work);
+    else if (options.type === 'create' && work.phase !== 'syncing' && !firstTime) this.requestRestart(work);
     work.dueAtMs = 0;
     this.dispatch(work);
   }
@@ -96,7 +102,23 @@ export class PodWorkers {
     }
     Object.assign(work, { phase: 'syncing', finished: false, restartRequested: false, removeFromRuntime: false });
     work.gracePeriodSeconds = undefined;
+    this.host.onPodRestart?.(work.uid);
     this.logger.info({ pod: work.fullName, uid: work.uid }, 'Pod re-added after it terminated; starting it again');
+  }
+
+  /**
+   * As upstream's UpdatePod for a pod synced for the first time whose status is
+   * already terminal (a restart of the kubelet): the pod is finished and never runs
+   * again, whatever the runtime still holds of it, so it goes straight to
+   * termination instead of SyncPod. The status is the API server's for an API pod,
+   * or the one the kubelet kept (the status cache, or the terminal record of a
+   * static pod).
+   */
+  private startFinishedPodTerminated(work: PodWork): void {
+    const phase = [this.host.previousStatus(work.uid)?.phase, work.pod.status?.phase].find((p) => p !== undefined && TERMINAL_PHASES.has(p));
+    if (!phase) return;
+    work.phase = 'terminating';
+    this.logger.info({ pod: work.fullName, uid: work.uid, phase }, 'Pod already finished; its containers will not run again');
   }
 
   /** The 1 s tick: run every pod whose resync or backoff is due (a sync in flight sets the next due time when it ends). */

@@ -31,9 +31,18 @@ export function mirrorPodFor(staticPod: Pod, nodeName: string, nodeUid?: string)
   };
 }
 
+/**
+ * How long a mirror pod the API server has accepted (or already had) is taken as
+ * there while the pod watch has not shown it yet (a watch that restarts with
+ * backoff after an outage can take that long): housekeeping does not create it again.
+ */
+export const MIRROR_CREATE_SETTLE_MS = 30_000;
+
 export class MirrorPods {
   /** Full names with a create or delete under way, so that housekeeping does not repeat it. */
   private readonly busyFullNames = new Set<string>();
+  /** Mirror pods created (or found existing) and not yet seen by the watch: config hash and when. */
+  private readonly createdByFullName = new Map<string, { hash: string; atMs: number }>();
   readonly writes = { creates: 0, deletes: 0 };
 
   constructor(
@@ -52,12 +61,21 @@ export class MirrorPods {
       const mirror = mirrorOf(fullName);
       const hash = staticPod.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ?? staticPod.metadata?.uid;
       const current = mirror && !mirror.metadata?.deletionTimestamp && mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] === hash;
-      if (!current) this.run(fullName, () => this.replace(staticPod, mirror));
+      if (current || (!mirror && this.createdRecently(fullName, hash ?? ''))) continue;
+      this.run(fullName, () => this.replace(staticPod, mirror));
     }
     for (const mirror of mirrorPods) {
       const fullName = podFullName(mirror);
+      this.createdByFullName.delete(fullName);
       if (!wanted.has(fullName)) this.run(fullName, () => this.delete(mirror));
     }
+  }
+
+  private createdRecently(fullName: string, hash: string): boolean {
+    const created = this.createdByFullName.get(fullName);
+    if (created && created.hash === hash && Date.now() - created.atMs < MIRROR_CREATE_SETTLE_MS) return true;
+    this.createdByFullName.delete(fullName);
+    return false;
   }
 
   private run(fullName: string, work: () => Promise<void>): void {
@@ -74,14 +92,16 @@ export class MirrorPods {
     if (stale) await this.delete(stale);
     const body = mirrorPodFor(staticPod, this.nodeName, this.nodeUid());
     await this.clients.limiter.take();
+    const created = { hash: body.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] ?? '', atMs: Date.now() };
     try {
       await this.clients.core.createNamespacedPod({ namespace: body.metadata?.namespace ?? 'default', body });
       this.writes.creates++;
       this.logger.info({ pod: podFullName(staticPod) }, 'Created mirror pod');
     } catch (err) {
-      // Already there (our watch has not seen it yet): the next reconcile looks again.
+      // Already there (our watch has not seen it yet): the watch will tell, or the next reconcile after the settle time.
       if (httpStatusOf(err) !== 409) throw err;
     }
+    this.createdByFullName.set(podFullName(staticPod), created);
   }
 
   private async delete(mirror: Pod): Promise<void> {

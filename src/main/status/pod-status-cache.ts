@@ -1,9 +1,11 @@
 // The latest API status of every pod, as the shards computed it: what /pods serves,
 // what the next sync gets back as its previous status, and where a change becomes
-// one log line per pod. (Upstream's status manager also patches the API server;
-// that comes with the API source.)
+// news. Any change the API server would store (isPodStatusByKubeletEqual) goes to
+// the listeners (the status manager, in cluster mode); only a change in what an
+// operator reads at a glance (statusSummary) is logged.
 import type { Logger } from 'pino';
 import type { Pod, PodStatus } from '../../shared/types.js';
+import { isPodStatusByKubeletEqual } from './status-equality.js';
 
 export interface StatusChange {
   pod: Pod;
@@ -31,17 +33,19 @@ export class PodStatusCache {
     return this.statusByUid.get(uid);
   }
 
-  /** Stores a pod's new status; logs and notifies when what an operator sees changed. */
+  /** Stores a pod's new status; notifies when the API status changed, logs when its summary did. */
   set(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata?.uid ?? '';
     const previous = this.statusByUid.get(uid);
     this.statusByUid.set(uid, status);
+    if (previous && isPodStatusByKubeletEqual(previous, status)) return;
     const summary = statusSummary(status);
-    if (previous && statusSummary(previous) === summary) return;
-    this.logger.info(
-      { pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, uid, phase: status.phase, summary },
-      'Pod status changed',
-    );
+    if (!previous || statusSummary(previous) !== summary) {
+      this.logger.info(
+        { pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, uid, phase: status.phase, summary },
+        'Pod status changed',
+      );
+    }
     for (const listener of this.listeners) listener({ pod, status, previous });
   }
 
