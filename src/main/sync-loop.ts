@@ -36,6 +36,8 @@ export const RELIST_THRESHOLD_MS = 3 * 60_000;
 export class SyncLoop {
   /** Pods present in the runtime, by UID, as the last PLEG relist saw them. */
   private runtimePodsByUid = new Map<string, RuntimePodRef>();
+  /** When the newest relist handled began: the runtime pod set is at least this recent. */
+  private runtimePodsAsOfMs = 0;
   private relistFailing = false;
   private lastRelistOkMs: number;
   /** Pods admission refused: they stay known (with a Failed status) but never get a pod worker. */
@@ -128,6 +130,7 @@ export class SyncLoop {
       this.deps.logger.info('PLEG relist works again');
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
+    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs ?? 0);
     const eventsByUid = new Map<string, PlegEvent[]>();
     for (const event of result.events) {
       const events = eventsByUid.get(event.podUid) ?? [];
@@ -155,7 +158,9 @@ export class SyncLoop {
     }
     for (const uid of podWorkers.uids()) {
       if (podManager.get(uid)) continue;
-      if (podWorkers.isFinished(uid)) {
+      // Forgotten only once a relist begun after its removal was seen: the runtime pod
+      // set below may otherwise still list it, and it would be stopped a second time.
+      if ((podWorkers.finishedAtMs(uid) ?? Infinity) < this.runtimePodsAsOfMs) {
         podWorkers.forget(uid);
         statuses.delete(uid);
         this.deps.onPodForgotten?.(uid);

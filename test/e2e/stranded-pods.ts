@@ -61,3 +61,10 @@ export async function runtimeObjectsOf(cri: CriClient, uid: string): Promise<{ s
     containers: containers.containers.map((item) => `${item.id}:${item.state}`),
   };
 }
+
+/** Removes whatever the runtime still holds for a pod UID (a test's clean-up when shardlet did not). */
+export async function removeRuntimePod(cri: CriClient, uid: string): Promise<void> {
+  const selector = { label_selector: { 'io.kubernetes.pod.uid': uid } };
+  for (const container of (await cri.listContainers({ filter: selector })).containers) await cri.removeContainer({ container_id: container.id });
+  for (const sandbox of (await cri.listPodSandbox({ filter: selector })).items) await cri.removePodSandbox({ pod_sandbox_id: sandbox.id });
+}

@@ -15,7 +15,7 @@ import { CriClient } from '../../src/shared/cri/client.js';
 import type { Pod } from '../../src/shared/types.js';
 import { findPod, isRunningAndReady, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest, type RuntimeUnderTest } from './scenarios.js';
-import { runtimeObjectsOf, strandPod } from './stranded-pods.js';
+import { removeRuntimePod, runtimeObjectsOf, strandPod } from './stranded-pods.js';
 
 const NODE = 'test-node';
 const GRACE_SECONDS = 2;
@@ -75,6 +75,8 @@ export function strandedScenarios(getRuntime: () => Promise<RuntimeUnderTest>): 
     await waitUntil(async () => (await kubelet.pods()).length === 0, 60_000, 'pods removed').catch(() => undefined);
     for (const uid of [ADOPTED_UID, ORPHAN_UID, PREDECESSOR_UID]) await waitGone(uid, uid).catch(() => undefined);
     await kubelet.stop();
+    // Leave the runtime as it was found even when shardlet did not clean up.
+    for (const uid of [ADOPTED_UID, ORPHAN_UID, PREDECESSOR_UID]) await removeRuntimePod(cri, uid);
     cri.close();
   });
 
