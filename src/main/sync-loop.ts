@@ -10,6 +10,8 @@ import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
 import type { PlegEvent } from '../shared/shard-protocol.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
+import { isUnavailable } from '../shared/cri/cri-error.js';
+import { ErrorCodes } from '../shared/errors.js';
 
 export interface SyncLoopDeps {
   podManager: PodManager;
@@ -127,7 +129,7 @@ export class SyncLoop {
     this.lastRelistOkMs = Date.now();
     if (this.relistFailing) {
       this.relistFailing = false;
-      this.deps.logger.info('PLEG relist works again');
+      this.deps.logger.info('Container runtime ready again: PLEG relist works');
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
     this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs ?? 0);
@@ -141,12 +143,15 @@ export class SyncLoop {
     if (result.events.length > 0) this.deps.logger.trace({ events: result.events }, 'PLEG events');
   }
 
+  /** Logged once per outage, with a code an operator can grep for (upstream logs "Container runtime not ready"). */
   handleRelistError(err: unknown): void {
     if (this.relistFailing) return;
     this.relistFailing = true;
+    const message = (err as Error).message ?? String(err);
+    const code = isUnavailable(err) || /UNAVAILABLE/.test(message) ? ErrorCodes.CRI_UNAVAILABLE : ErrorCodes.CRI_CALL_FAILED;
     this.deps.logger.warn(
-      { err: (err as Error).message },
-      'PLEG relist failed; running pods are left alone and the relist is retried',
+      { code, err: message },
+      'Container runtime not ready: PLEG relist failed; running pods are left alone and the relist is retried',
     );
   }
 
