@@ -11,6 +11,8 @@ import type { Pod, PodUpdate } from '../shared/types.js';
 import type { PlegEvent } from '../shared/shard-protocol.js';
 import { ErrorCodes } from '../shared/errors.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
+import { isUnavailable } from '../shared/cri/cri-error.js';
+import { ErrorCodes } from '../shared/errors.js';
 
 export interface SyncLoopDeps {
   podManager: PodManager;
@@ -37,6 +39,8 @@ export const RELIST_THRESHOLD_MS = 3 * 60_000;
 export class SyncLoop {
   /** Pods present in the runtime, by UID, as the last PLEG relist saw them. */
   private runtimePodsByUid = new Map<string, RuntimePodRef>();
+  /** When the newest relist handled began: the runtime pod set is at least this recent. */
+  private runtimePodsAsOfMs = 0;
   private relistFailing = false;
   private lastRelistOkMs: number;
   /** Pods admission refused: they stay known (with a Failed status) but never get a pod worker. */
@@ -142,9 +146,10 @@ export class SyncLoop {
     this.lastRelistOkMs = Date.now();
     if (this.relistFailing) {
       this.relistFailing = false;
-      this.deps.logger.info('PLEG relist works again');
+      this.deps.logger.info('Container runtime ready again: PLEG relist works');
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
+    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs ?? 0);
     const eventsByUid = new Map<string, PlegEvent[]>();
     for (const event of result.events) {
       const events = eventsByUid.get(event.podUid) ?? [];
@@ -155,12 +160,15 @@ export class SyncLoop {
     if (result.events.length > 0) this.deps.logger.trace({ events: result.events }, 'PLEG events');
   }
 
+  /** Logged once per outage, with a code an operator can grep for (upstream logs "Container runtime not ready"). */
   handleRelistError(err: unknown): void {
     if (this.relistFailing) return;
     this.relistFailing = true;
+    const message = (err as Error).message ?? String(err);
+    const code = isUnavailable(err) || /UNAVAILABLE/.test(message) ? ErrorCodes.CRI_UNAVAILABLE : ErrorCodes.CRI_CALL_FAILED;
     this.deps.logger.warn(
-      { err: (err as Error).message },
-      'PLEG relist failed; running pods are left alone and the relist is retried',
+      { code, err: message },
+      'Container runtime not ready: PLEG relist failed; running pods are left alone and the relist is retried',
     );
   }
 
@@ -172,7 +180,9 @@ export class SyncLoop {
     }
     for (const uid of podWorkers.uids()) {
       if (podManager.get(uid)) continue;
-      if (podWorkers.isFinished(uid)) {
+      // Forgotten only once a relist begun after its removal was seen: the runtime pod
+      // set below may otherwise still list it, and it would be stopped a second time.
+      if ((podWorkers.finishedAtMs(uid) ?? Infinity) < this.runtimePodsAsOfMs) {
         podWorkers.forget(uid);
         statuses.delete(uid);
         this.deps.onPodForgotten?.(uid);

@@ -9,7 +9,7 @@ import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
 import type { Pod } from '../shared/types.js';
 import { ImageManager } from './images/image-manager.js';
-import { killPod, removePodFromRuntime } from './kuberuntime/kill-pod.js';
+import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
 import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
 import { syncPod } from './kuberuntime/sync-pod.js';
@@ -67,7 +67,7 @@ export class Shard {
     return {
       uid,
       status,
-      terminated: isStopped(runtime),
+      terminated: podStopped(runtime),
       requeueAfterMs,
       errors,
       events: deps.events,
@@ -110,11 +110,4 @@ export class Shard {
     this.runtimeName = pending;
     return pending;
   }
-}
-
-function isStopped(runtime: RuntimePodStatus): boolean {
-  return (
-    runtime.containers.every((c) => c.state !== 'running' && c.state !== 'created') &&
-    runtime.sandboxes.every((s) => s.state !== 'ready')
-  );
 }

@@ -20,7 +20,10 @@ export interface KubeletProcess {
   /** Every JSON log line so far. */
   logs: Array<Record<string, unknown>>;
   pods(): Promise<Pod[]>;
+  /** SIGTERM to shardlet's process group; resolves once it exited. */
   stop(): Promise<void>;
+  /** SIGKILL to shardlet's process group, as a crash or an OOM kill; resolves once it exited. */
+  kill9(): Promise<void>;
 }
 
 
@@ -50,7 +53,8 @@ export async function startKubelet(options: {
       '--v=4',
       ...(options.extraArgs ?? []),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group, so that stop() and kill9() reach every process it started.
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const logs: Array<Record<string, unknown>> = [];
   let buffered = '';
@@ -78,11 +82,8 @@ export async function startKubelet(options: {
       const reply = await fetch(`http://127.0.0.1:${port}/pods`);
       return ((await reply.json()) as { items: Pod[] }).items;
     },
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    },
+    stop: () => signalGroup(child, 'SIGTERM'),
+    kill9: () => signalGroup(child, 'SIGKILL'),
   };
   await waitUntil(async () => {
     if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}`);
@@ -93,6 +94,18 @@ export async function startKubelet(options: {
     }
   }, 60_000, 'shardlet /healthz');
   return kubelet;
+}
+
+/** Signals the child's whole process group and waits for the child to exit. */
+async function signalGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid!, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+  await exited;
 }
 
 /** Polls until the check returns a truthy value; fails with the description after the timeout. */

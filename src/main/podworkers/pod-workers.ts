@@ -42,6 +42,8 @@ interface PodWork {
   dueAtMs: number;
   /** SyncTerminatedPod done: nothing more will run for this UID (unless a restart was asked for). */
   finished: boolean;
+  /** When SyncTerminatedPod last completed (epoch ms); 0 until then. */
+  finishedAtMs: number;
   /** A create arrived for this UID while it was terminating: start it afresh once it has finished. */
   restartRequested: boolean;
   /** The pod's sandboxes and containers as its last completed sync saw them, at its end and before it acted. */
@@ -168,6 +170,12 @@ export class PodWorkers {
     return this.workByUid.get(uid)?.finished ?? false;
   }
 
+  /** When the pod's SyncTerminatedPod completed, if it did. */
+  finishedAtMs(uid: string): number | undefined {
+    const work = this.workByUid.get(uid);
+    return work?.finished ? work.finishedAtMs : undefined;
+  }
+
   uids(): string[] {
     return [...this.workByUid.keys()];
   }
@@ -247,6 +255,7 @@ export class PodWorkers {
       work.dueAtMs = result.terminated ? 0 : nowMs + TERMINATING_RECHECK_MS;
     } else {
       work.finished = true;
+      work.finishedAtMs = nowMs;
       this.logger.info({ pod: work.fullName, uid: work.uid, removed: work.removeFromRuntime }, 'Pod terminated');
       if (!work.restartRequested) return;
       this.requestRestart(work);
@@ -293,6 +302,7 @@ function newWork(uid: string, pod: Pod): PodWork {
     pendingSync: false,
     dueAtMs: 0,
     finished: false,
+    finishedAtMs: 0,
     restartRequested: false,
     seenObjects: {},
     actedOnObjects: {},

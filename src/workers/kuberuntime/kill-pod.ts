@@ -5,6 +5,7 @@ import { isNotFound } from '../../shared/cri/client.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { Pod } from '../../shared/types.js';
+import { removePodLogsDirectory } from './pod-logs-cleanup.js';
 import {
   DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
   MINIMUM_GRACE_PERIOD_SECONDS,
@@ -41,14 +42,29 @@ export async function killContainer(
   await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: gracePeriodSeconds }, timeoutMs));
 }
 
-/** Kills every running container (in parallel, each with the grace period), then stops every sandbox. */
+/**
+ * Whether a container may still have a process to stop. A CREATED container never
+ * started: containerd 1.6 leaves it as it is on StopContainer, and upstream counts
+ * it as stopped (ConvertPodStatusToRunningPod keeps only running containers); an
+ * unknown one may still run, so it is stopped once as upstream does before removal.
+ */
+export function mayBeRunning(container: RuntimeContainer): boolean {
+  return container.state === 'running' || container.state === 'unknown';
+}
+
+/** Nothing of the pod runs any more: what SyncTerminatingPod waits for. */
+export function podStopped(runtime: RuntimePodStatus): boolean {
+  return runtime.containers.every((c) => c.state !== 'running') && runtime.sandboxes.every((s) => s.state !== 'ready');
+}
+
+/** Kills every container that may run (in parallel, each with the grace period), then stops every sandbox. */
 export async function killPod(
   deps: RuntimeDeps,
   runtime: RuntimePodStatus,
   pod: Pod | undefined,
   gracePeriodSeconds?: number,
 ): Promise<void> {
-  const running = runtime.containers.filter((c) => c.state === 'running' || c.state === 'created' || c.state === 'unknown');
+  const running = runtime.containers.filter(mayBeRunning);
   await Promise.all(
     running.map((container) => killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod')),
   );
@@ -64,26 +80,35 @@ function graceFor(pod: Pod | undefined, container: RuntimeContainer, requested?:
   return resolveGracePeriodSeconds(undefined, container.terminationGracePeriodSeconds);
 }
 
-/** Removes every container and sandbox of a pod that no source wants any more. */
+/**
+ * Removes every container and sandbox of a pod that no source wants any more, and
+ * then its log directory, as upstream's container GC does for deleted pods. The pod
+ * was stopped first; RemovePodSandbox stops a sandbox that is somehow ready again.
+ */
 export async function removePodFromRuntime(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
   await Promise.all(runtime.containers.map((c) => ignoreNotFound(deps.cri.removeContainer({ container_id: c.id }))));
   for (const sandbox of runtime.sandboxes) {
-    await ignoreNotFound(deps.cri.stopPodSandbox({ pod_sandbox_id: sandbox.id }));
     await ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id }));
   }
+  await removePodLogsDirectory(deps, runtime);
 }
 
 /** Number of exited instances kept per container name: upstream's MaxPerPodContainer default of 1. */
 export const DEAD_CONTAINERS_KEPT_PER_NAME = 1;
 
 /**
- * Removes exited containers beyond the newest one per name, and dead sandboxes
- * other than the newest, as upstream's container GC does for a live pod.
+ * Removes exited containers beyond the newest one per name, created ones a newer
+ * instance replaced, and dead sandboxes other than the newest, as upstream's
+ * container GC does for a live pod (it evicts every container that is not running).
  */
 export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
   const exitedSeenByName = new Map<string, number>();
   const removals: Array<Promise<void>> = [];
   for (const container of runtime.containers) {
+    if (neverStartedAndReplaced(runtime, container)) {
+      removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: container.id })));
+      continue;
+    }
     if (container.state !== 'exited') continue;
     const seen = exitedSeenByName.get(container.name) ?? 0;
     exitedSeenByName.set(container.name, seen + 1);
@@ -97,4 +122,10 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
     removals.push(ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id })));
   }
   await Promise.all(removals);
+}
+
+/** A CREATED container (left by a kubelet that died before StartContainer) with a newer instance of its name: it will never start. */
+function neverStartedAndReplaced(runtime: RuntimePodStatus, container: RuntimeContainer): boolean {
+  if (container.state !== 'created') return false;
+  return runtime.containers.some((other) => other.name === container.name && other.createdAtMs > container.createdAtMs);
 }

@@ -21,6 +21,8 @@ export interface RelistResult {
   runtimePods?: RuntimePodRef[];
   /** Wall time the relist took, for the relist-duration figure. */
   durationMs: number;
+  /** Wall-clock time (epoch ms) the relist began: what it shows is at least this recent. */
+  startedAtMs?: number;
 }
 
 
@@ -32,6 +34,7 @@ export class Relister {
 
   async relist(): Promise<RelistResult> {
     const startedMs = performance.now();
+    const startedAtMs = Date.now();
     const [sandboxes, containers] = await Promise.all([this.cri.listPodSandboxForRelist(), this.cri.listContainersForRelist()]);
     const current: RelistSnapshot = new Map();
     const podsByUid = new Map<string, RuntimePodRef>();
@@ -53,7 +56,7 @@ export class Relister {
     }
     const events = diffSnapshots(this.previous, current);
     this.previous = current;
-    const result: RelistResult = { events, durationMs: performance.now() - startedMs };
+    const result: RelistResult = { events, durationMs: performance.now() - startedMs, startedAtMs };
     const pods = [...podsByUid.values()].sort((a, b) => a.uid.localeCompare(b.uid));
     const podsKey = pods.map((p) => `${p.uid}:${p.active ? 1 : 0}`).join(',');
     if (podsKey !== this.previousPodsKey) {

@@ -1,0 +1,82 @@
+// Which containers stopping a pod waits for and what removing it takes away: a
+// CREATED container never started (containerd 1.6 leaves it as it is on
+// StopContainer), so it neither gets a StopContainer nor holds the pod's termination.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import type { CriClient } from '../../../src/shared/cri/client.js';
+import type { RuntimeContainer, RuntimePodStatus } from '../../../src/shared/runtime-pod.js';
+import { killPod, podStopped, removeDeadInstances, removePodFromRuntime } from '../../../src/workers/kuberuntime/kill-pod.js';
+import type { RuntimeDeps } from '../../../src/workers/kuberuntime/runtime-deps.js';
+import { makeSettings, POD_UID } from './fixtures.js';
+
+function recordingDeps(): { deps: RuntimeDeps; calls: string[] } {
+  const calls: string[] = [];
+  const record = (method: string, key: string) => async (req: Record<string, unknown>) => {
+    calls.push(`${method} ${String(req[key])}`);
+    return {};
+  };
+  const cri = {
+    stopContainer: record('StopContainer', 'container_id'),
+    removeContainer: record('RemoveContainer', 'container_id'),
+    stopPodSandbox: record('StopPodSandbox', 'pod_sandbox_id'),
+    removePodSandbox: record('RemovePodSandbox', 'pod_sandbox_id'),
+  } as unknown as CriClient;
+  const deps = { cri, settings: makeSettings(), logger: pino({ level: 'silent' }), events: [] } as unknown as RuntimeDeps;
+  return { deps, calls };
+}
+
+function container(id: string, state: RuntimeContainer['state'], createdAtMs: number, name = 'app'): RuntimeContainer {
+  return {
+    id, name, hash: 'h', restartCount: 0, type: 'REGULAR', sandboxId: 's1', state, createdAtMs,
+    startedAtMs: 0, finishedAtMs: 0, exitCode: 0, reason: '', message: '', image: 'i', imageRef: 'i',
+  };
+}
+
+function pod(containers: RuntimeContainer[], sandboxState: 'ready' | 'notready' = 'ready'): RuntimePodStatus {
+  return {
+    uid: POD_UID, name: 'web-0', namespace: 'shop',
+    sandboxes: [{ id: 's1', state: sandboxState, attempt: 0, createdAtMs: 1, ips: [], hostNetwork: false }],
+    containers,
+  };
+}
+
+test('killing a pod stops what may run (running, unknown) and not a container that never started', async () => {
+  const { deps, calls } = recordingDeps();
+  await killPod(deps, pod([container('run', 'running', 3), container('new', 'created', 2, 'side'), container('unk', 'unknown', 1, 'x')]), undefined, 2);
+  assert.deepEqual(calls.sort(), ['StopContainer run', 'StopContainer unk', 'StopPodSandbox s1']);
+});
+
+test('a pod whose only container never started is stopped once its sandbox is', () => {
+  assert.equal(podStopped(pod([container('new', 'created', 2)], 'notready')), true);
+  assert.equal(podStopped(pod([container('new', 'created', 2)], 'ready')), false);
+  assert.equal(podStopped(pod([container('run', 'running', 2)], 'notready')), false);
+});
+
+test('a live pod keeps its newest exited container but loses a never-started one a newer instance replaced', async () => {
+  const { deps, calls } = recordingDeps();
+  await removeDeadInstances(deps, pod([container('now', 'running', 3), container('stranded', 'created', 2), container('alone', 'created', 2, 'other')]));
+  assert.deepEqual(calls, ['RemoveContainer stranded']);
+});
+
+test('removing a pod removes containers, sandbox and its log directory, and does not stop the stopped sandbox again', async () => {
+  const { deps, calls } = recordingDeps();
+  const logDir = join(deps.settings.podLogsDir, `shop_web-0_${POD_UID}`);
+  mkdirSync(join(logDir, 'app'), { recursive: true });
+  await removePodFromRuntime(deps, pod([container('old', 'exited', 1)], 'notready'));
+  assert.deepEqual(calls, ['RemoveContainer old', 'RemovePodSandbox s1']);
+  assert.equal(existsSync(logDir), false);
+});
+
+test("an orphan's log directory is found by its UID when the runtime does not name the pod", async () => {
+  const { deps } = recordingDeps();
+  const logDir = join(deps.settings.podLogsDir, `shop_web-0_${POD_UID}`);
+  const other = join(deps.settings.podLogsDir, 'shop_web-1_another-uid');
+  mkdirSync(logDir, { recursive: true });
+  mkdirSync(other, { recursive: true });
+  await removePodFromRuntime(deps, { ...pod([]), name: '', namespace: '', sandboxes: [] });
+  assert.equal(existsSync(logDir), false);
+  assert.equal(existsSync(other), true, "another pod's logs stay");
+});
