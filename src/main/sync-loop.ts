@@ -12,7 +12,6 @@ import type { PlegEvent } from '../shared/shard-protocol.js';
 import { ErrorCodes } from '../shared/errors.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
 import { isUnavailable } from '../shared/cri/cri-error.js';
-import { ErrorCodes } from '../shared/errors.js';
 
 export interface SyncLoopDeps {
   podManager: PodManager;
