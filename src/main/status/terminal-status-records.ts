@@ -100,6 +100,11 @@ export class TerminalStatusRecords {
     for (const uid of [...this.statusByUid.keys()]) if (!wanted(uid)) this.forget(uid);
   }
 
+  /** Resolves once every file write and removal asked for so far is done (stop, and tests). */
+  async idle(): Promise<void> {
+    while (this.fileWorkByUid.size > 0) await Promise.all(this.fileWorkByUid.values());
+  }
+
   private enqueue(uid: string, work: () => Promise<void>): void {
     const previous = this.fileWorkByUid.get(uid) ?? Promise.resolve();
     const next = previous
