@@ -2,13 +2,12 @@
 // events, the 1 s sync tick and the 2 s housekeeping. Every handler only routes:
 // the work itself runs in the pod's shard through the pod workers.
 import type { Logger } from 'pino';
-import type { RelistResult, RuntimePodRef } from '../workers/pleg/relist.js';
 import type { PodManager } from './pod/pod-manager.js';
 import type { PodWorkers } from './podworkers/pod-workers.js';
 import type { PodStatusCache } from './status/pod-status-cache.js';
 import type { AdmitResult } from '../shared/admission/admit-pod.js';
 import type { Pod, PodUpdate } from '../shared/types.js';
-import type { PlegEvent } from '../shared/shard-protocol.js';
+import type { PlegEvent, RelistResult, RuntimePodRef } from '../shared/shard-protocol.js';
 import { ErrorCodes } from '../shared/errors.js';
 import { isMirrorPod, podRef } from '../shared/pod-kinds.js';
 import { isUnavailable } from '../shared/cri/cri-error.js';
@@ -148,7 +147,7 @@ export class SyncLoop {
       this.deps.logger.info('Container runtime ready again: PLEG relist works');
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
-    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs ?? 0);
+    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs);
     const eventsByUid = new Map<string, PlegEvent[]>();
     for (const event of result.events) {
       const events = eventsByUid.get(event.podUid) ?? [];

@@ -2,6 +2,7 @@
 // MessagePort (piscina task payloads and results, comlink calls), so it is plain,
 // small and serialisable: no classes, no functions, no Errors (see errors.ts).
 import type { Pod, PodStatus } from './types.js';
+import { MessagePort } from 'node:worker_threads';
 import type { WireError } from './errors.js';
 
 /** Settings a shard needs from the node's configuration, fixed for its life. */
@@ -114,8 +115,7 @@ export interface PodEventRecord {
   timestampMs: number;
 }
 
-/** Outcome of one image pull, shared by every shard that waited on the same image. */
-/** A pull's result; on success with the image's size, which the leader reads once for every pod's Pulled event. */
+/** A pull's result, shared by every shard that waited on the same image; on success with the image's size, which the leader reads once for every pod's Pulled event. */
 export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number } | { ok: false; error: WireError };
 
 /** Answer to a pull request: pull it yourself (and report back), or here is the other puller's outcome. */
@@ -146,3 +146,51 @@ export interface PlegEvent {
 
 /** The coarse state the relist keeps of a sandbox (ready = 'running') or a container. */
 export type RuntimeObjectState = 'running' | 'exited' | 'unknown' | 'created';
+
+/** A pod found in the runtime, by its labels. */
+export interface RuntimePodRef {
+  uid: string;
+  name: string;
+  namespace: string;
+  /** Any container running or sandbox ready. */
+  active: boolean;
+}
+
+/** PLEG → main: what one relist found (the relist's own result, a piscina task result). */
+export interface RelistResult {
+  events: PlegEvent[];
+  /** Present only when the set of runtime pods (or their activity) changed since the last relist. */
+  runtimePods?: RuntimePodRef[];
+  /** Wall-clock time (epoch ms) the relist began: what it shows is at least this recent. */
+  startedAtMs: number;
+}
+
+/** main → shard thread: a piscina task. `exit` ends the thread (fault injection, tests only). */
+export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'exit' };
+
+/** What the main thread gives each worker thread at its start (piscina workerData). */
+export interface WorkerBootData {
+  index: number;
+  settings: ShardSettings;
+  /** Lets a test end the thread on purpose ({ op: 'exit' }), to prove that a lost shard is replaced. */
+  faultInjection: boolean;
+}
+
+/**
+ * shard thread → main, once at its start (piscina's 'message' event): the port on
+ * which the main thread serves it the pull coordinator over comlink.
+ */
+export interface PullPortMessage {
+  kind: 'pull-port';
+  port: MessagePort;
+}
+
+export function pullPortMessage(port: MessagePort): PullPortMessage {
+  return { kind: 'pull-port', port };
+}
+
+/** Whether a worker's message is its pull port (piscina's 'message' event carries anything a worker posts). */
+export function isPullPortMessage(message: unknown): message is PullPortMessage {
+  const candidate = message as Partial<PullPortMessage> | null;
+  return candidate?.kind === 'pull-port' && candidate.port instanceof MessagePort;
+}

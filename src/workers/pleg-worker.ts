@@ -2,9 +2,9 @@
 // CRI channel, so that decoding the full sandbox and container lists every second
 // never runs on the main thread.
 import { workerData } from 'node:worker_threads';
-import { Relister, type RelistResult } from './pleg/relist.js';
+import type { RelistResult, WorkerBootData } from '../shared/shard-protocol.js';
+import { Relister } from './pleg/relist.js';
 import { openShardCri } from './shard-cri.js';
-import type { WorkerBootData } from './worker-data.js';
 
 const boot = workerData as WorkerBootData;
 const relister = new Relister(openShardCri(boot.settings));

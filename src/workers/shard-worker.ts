@@ -5,16 +5,13 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../shared/comlink-node.js';
 import { createLogger } from '../shared/logging.js';
-import type { PullCoordinatorApi, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import { pullPortMessage, type PullCoordinatorApi, type ShardTask, type SyncPodResult, type WorkerBootData } from '../shared/shard-protocol.js';
 import { Shard } from './shard.js';
-import { PULL_PORT_MESSAGE, type WorkerBootData } from './worker-data.js';
-
-export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'exit' };
 
 const boot = workerData as WorkerBootData;
 const logger = createLogger(boot.settings.logLevel, { thread: `shard-${boot.index}` });
 const { port1, port2 } = new MessageChannel();
-parentPort?.postMessage({ type: PULL_PORT_MESSAGE, port: port2 }, [port2]);
+parentPort?.postMessage(pullPortMessage(port2), [port2]);
 const pulls = Comlink.wrap<PullCoordinatorApi>(nodeEndpoint(port1));
 const shard = new Shard(boot.index, boot.settings, pulls, logger);
 

@@ -69,7 +69,7 @@ test('config operations become the pod worker updates upstream makes', () => {
 test('PLEG events reach each affected pod once', () => {
   const { loop, woken } = setup();
   loop.handleRelist({
-    durationMs: 1,
+    startedAtMs: Date.now(),
     events: [
       { podUid: 'a', type: 'ContainerDied', id: 'c1', state: 'exited' },
       { podUid: 'a', type: 'ContainerStarted', id: 'c2', state: 'running' },
@@ -85,7 +85,7 @@ test('housekeeping stops runtime pods no source wants, only once every source is
     const { loop, podManager, updates } = setup(ready);
     podManager.addOrUpdate(pod('wanted'));
     loop.handleRelist({
-      durationMs: 1,
+      startedAtMs: Date.now(),
       events: [],
       runtimePods: [
         { uid: 'wanted', name: 'wanted', namespace: 'default', active: true },
@@ -105,7 +105,7 @@ test('/healthz turns unhealthy when no relist succeeded within the threshold', (
   const stale = loop.plegHealth(now + RELIST_THRESHOLD_MS + 5_000);
   assert.equal(stale.ok, false);
   assert.match(stale.reason, /PLEG is not healthy/);
-  loop.handleRelist({ durationMs: 1, events: [] });
+  loop.handleRelist({ startedAtMs: Date.now(), events: [] });
   assert.equal(loop.plegHealth(Date.now()).ok, true);
 });
 

@@ -8,12 +8,18 @@ import { Piscina } from 'piscina';
 import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { ShardSettings, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
+import {
+  isPullPortMessage,
+  type RelistResult,
+  type ShardSettings,
+  type ShardTask,
+  type SyncPodRequest,
+  type SyncPodResult,
+  type WorkerBootData,
+} from '../../shared/shard-protocol.js';
 import { Shard } from '../../workers/shard.js';
 import { openShardCri } from '../../workers/shard-cri.js';
-import { Relister, type RelistResult } from '../../workers/pleg/relist.js';
-import type { ShardTask } from '../../workers/shard-worker.js';
-import { PULL_PORT_MESSAGE, type WorkerBootData } from '../../workers/worker-data.js';
+import { Relister } from '../../workers/pleg/relist.js';
 import type { PullCoordinator } from '../images/pull-coordinator.js';
 import { shardForUid } from './shard-hash.js';
 
@@ -126,8 +132,8 @@ export class ShardPool {
       workerData: this.bootData(index),
     });
     const thread: ThreadShard = { pool, threadsCreated: 0 };
-    pool.on('message', (message: { type?: string; port?: MessagePort }) => {
-      if (message?.type === PULL_PORT_MESSAGE && message.port) Comlink.expose(pulls, nodeEndpoint(message.port));
+    pool.on('message', (message: unknown) => {
+      if (isPullPortMessage(message)) Comlink.expose(pulls, nodeEndpoint(message.port));
     });
     pool.on('workerCreate', () => {
       thread.threadsCreated++;

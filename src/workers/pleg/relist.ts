@@ -4,27 +4,7 @@
 // small list of events and, when it changed, the set of pods present in the runtime.
 import type { CriClient } from '../../shared/cri/client.js';
 import { diffSnapshots, type RelistSnapshot } from '../../shared/pleg/relist-diff.js';
-import type { PlegEvent } from '../../shared/shard-protocol.js';
-
-/** A pod found in the runtime, by its labels. */
-export interface RuntimePodRef {
-  uid: string;
-  name: string;
-  namespace: string;
-  /** Any container running or sandbox ready. */
-  active: boolean;
-}
-
-export interface RelistResult {
-  events: PlegEvent[];
-  /** Present only when the set of runtime pods (or their activity) changed since the last relist. */
-  runtimePods?: RuntimePodRef[];
-  /** Wall time the relist took, for the relist-duration figure. */
-  durationMs: number;
-  /** Wall-clock time (epoch ms) the relist began: what it shows is at least this recent. */
-  startedAtMs?: number;
-}
-
+import type { RelistResult, RuntimePodRef } from '../../shared/shard-protocol.js';
 
 export class Relister {
   private previous: RelistSnapshot = new Map();
@@ -33,7 +13,6 @@ export class Relister {
   constructor(private readonly cri: CriClient) {}
 
   async relist(): Promise<RelistResult> {
-    const startedMs = performance.now();
     const startedAtMs = Date.now();
     const [sandboxes, containers] = await Promise.all([this.cri.listPodSandboxForRelist(), this.cri.listContainersForRelist()]);
     const current: RelistSnapshot = new Map();
@@ -56,7 +35,7 @@ export class Relister {
     }
     const events = diffSnapshots(this.previous, current);
     this.previous = current;
-    const result: RelistResult = { events, durationMs: performance.now() - startedMs, startedAtMs };
+    const result: RelistResult = { events, startedAtMs };
     const pods = [...podsByUid.values()].sort((a, b) => a.uid.localeCompare(b.uid));
     const podsKey = pods.map((p) => `${p.uid}:${p.active ? 1 : 0}`).join(',');
     if (podsKey !== this.previousPodsKey) {

@@ -44,7 +44,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 test('an orphan is stopped and removed once, even when housekeeping runs again before the next relist', async () => {
   const { loop, podWorkers, syncs } = setup();
-  loop.handleRelist({ events: [], runtimePods: [ORPHAN], durationMs: 1, startedAtMs: Date.now() - 10 });
+  loop.handleRelist({ events: [], runtimePods: [ORPHAN], startedAtMs: Date.now() - 10 });
   loop.housekeeping();
   await settle();
   assert.deepEqual(syncs.map((s) => s.kind), ['terminating', 'terminated']);
@@ -54,14 +54,14 @@ test('an orphan is stopped and removed once, even when housekeeping runs again b
   loop.housekeeping();
   await settle();
   // A relist that started before the pod was removed still shows it.
-  loop.handleRelist({ events: [], durationMs: 1, startedAtMs: Date.now() - 60_000 });
+  loop.handleRelist({ events: [], startedAtMs: Date.now() - 60_000 });
   loop.housekeeping();
   await settle();
   assert.deepEqual(syncs.map((s) => s.kind), ['terminating', 'terminated'], 'stopped once');
 
   // The first relist that started after the removal no longer lists it: now it is forgotten.
   await new Promise((resolve) => setTimeout(resolve, 5));
-  loop.handleRelist({ events: [], runtimePods: [], durationMs: 1, startedAtMs: Date.now() });
+  loop.handleRelist({ events: [], runtimePods: [], startedAtMs: Date.now() });
   loop.housekeeping();
   assert.equal(podWorkers.has(ORPHAN.uid), false, 'the finished orphan is forgotten');
   assert.equal(syncs.length, 2);
@@ -69,12 +69,12 @@ test('an orphan is stopped and removed once, even when housekeeping runs again b
 
 test('an orphan still in the runtime after a relist newer than its removal is stopped again', async () => {
   const { loop, syncs } = setup();
-  loop.handleRelist({ events: [], runtimePods: [ORPHAN], durationMs: 1, startedAtMs: Date.now() - 10 });
+  loop.handleRelist({ events: [], runtimePods: [ORPHAN], startedAtMs: Date.now() - 10 });
   loop.housekeeping();
   await settle();
   await new Promise((resolve) => setTimeout(resolve, 5));
   // The removal left something behind: a fresh relist still shows the pod.
-  loop.handleRelist({ events: [], runtimePods: [{ ...ORPHAN, active: false }], durationMs: 1, startedAtMs: Date.now() });
+  loop.handleRelist({ events: [], runtimePods: [{ ...ORPHAN, active: false }], startedAtMs: Date.now() });
   loop.housekeeping();
   loop.housekeeping();
   await settle();
