@@ -59,10 +59,6 @@ export class PodStorage {
     return expected.every((source) => this.sourcesSeen.has(source));
   }
 
-  seenSources(): string[] {
-    return [...this.sourcesSeen];
-  }
-
   /** A copy of every pod of every source (upstream's MergedState). */
   mergedState(): Pod[] {
     return [...this.podsBySource].flatMap(([source, pods]) => this.copies(source, [...pods.values()]));
