@@ -146,6 +146,7 @@ export class Kubelet {
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
+    await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
   }
 

@@ -100,6 +100,11 @@ export class TerminalStatusRecords {
     for (const uid of [...this.statusByUid.keys()]) if (!wanted(uid)) this.forget(uid);
   }
 
+  /** Resolves once every write and removal queued so far is on disk (a stop waits for it: a lost record reruns a finished pod). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.fileWorkByUid.values()]);
+  }
+
   private enqueue(uid: string, work: () => Promise<void>): void {
     const previous = this.fileWorkByUid.get(uid) ?? Promise.resolve();
     const next = previous
