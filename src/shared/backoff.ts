@@ -6,6 +6,15 @@
 // delay formula and the jitter are also exported on their own, for a backoff that
 // must be derived rather than kept (CrashLoopBackOff) and for a one-off requeue.
 
+/**
+ * Upstream kubelet's backOffPeriod: the first wait of its container crash and image
+ * pull backoffs (flowcontrol.Backoff, no jitter), and a pod worker's wait after a
+ * failed sync.
+ */
+export const KUBELET_BACKOFF_PERIOD_MS = 10_000;
+/** Upstream's MaxContainerBackOff: the cap of the crash and image pull backoffs. */
+export const MAX_CONTAINER_BACKOFF_MS = 300_000;
+
 /** Defaults for an API-server retry loop (SupervisedListWatch's 1 s doubling to 30 s). */
 export const DEFAULT_INITIAL_BACKOFF_MS = 1_000;
 export const DEFAULT_BACKOFF_MULTIPLIER = 2;

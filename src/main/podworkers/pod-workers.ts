@@ -3,13 +3,13 @@
 // arrive meanwhile to the latest spec, and walks SyncPod → SyncTerminatingPod →
 // SyncTerminatedPod. The syncs themselves run on the pod's shard.
 import type { Logger } from 'pino';
-import { jitterMs } from '../../shared/backoff.js';
+import { jitterMs, KUBELET_BACKOFF_PERIOD_MS } from '../../shared/backoff.js';
 import type { PlegEvent, RuntimeObjectState, SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
 import { podFullName, type Pod, type PodStatus } from '../../shared/types.js';
 import { isStaticPod } from '../../shared/pod-kinds.js';
 
 /** Upstream's backOffPeriod: how long a pod waits after a failed sync. */
-export const SYNC_ERROR_BACKOFF_MS = 10_000;
+export const SYNC_ERROR_BACKOFF_MS = KUBELET_BACKOFF_PERIOD_MS;
 /** Upstream's workerBackOffPeriodJitterFactor: the wait after a failed sync is 10–15 s. */
 export const SYNC_ERROR_BACKOFF_JITTER = 0.5;
 /**

@@ -10,13 +10,13 @@
 // min(10 s · 2^(r−1), 300 s) after it exits, and nothing when r = 0. An entry older
 // than twice the cap when the container exits (hasExpired) is reset: a container that
 // ran longer than 600 s is restarted at once.
-import { exponentialDelayMs } from '../backoff.js';
+import { exponentialDelayMs, KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS } from '../backoff.js';
 import type { RuntimeContainer } from '../runtime-pod.js';
 
 /** Upstream's kubelet backOffPeriod. */
-export const INITIAL_CRASH_BACKOFF_MS = 10_000;
+export const INITIAL_CRASH_BACKOFF_MS = KUBELET_BACKOFF_PERIOD_MS;
 /** Upstream's MaxContainerBackOff. */
-export const MAX_CRASH_BACKOFF_MS = 300_000;
+export const MAX_CRASH_BACKOFF_MS = MAX_CONTAINER_BACKOFF_MS;
 /** flowcontrol.Backoff doubles the entry on each restart. */
 export const CRASH_BACKOFF_MULTIPLIER = 2;
 /** A run longer than this resets the backoff, as flowcontrol's hasExpired (2 × max). */
