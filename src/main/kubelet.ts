@@ -146,8 +146,7 @@ export class Kubelet {
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
-    // A finished static pod's record written just before the stop must reach the disk.
-    await this.terminalRecords.idle();
+    await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
   }
 

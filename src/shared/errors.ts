@@ -1,6 +1,7 @@
 // Every error shardlet raises on purpose, with a stable code an operator can grep
-// for. Errors cross thread boundaries as plain { code, message, details } and are
-// rebuilt on the other side with fromWire().
+// for (undici's habit). An Error does not survive a MessagePort whole, so errors
+// cross thread boundaries as a plain WireError { code, message, details } made by
+// toWire(); the main thread reads the sync and pull results' WireErrors as they are.
 
 export const ErrorCodes = {
   CONFIG_INVALID: 'SHARDLET_CONFIG_INVALID',

@@ -6,8 +6,6 @@ export const POD_NAME_LABEL = 'io.kubernetes.pod.name';
 export const POD_NAMESPACE_LABEL = 'io.kubernetes.pod.namespace';
 export const POD_UID_LABEL = 'io.kubernetes.pod.uid';
 export const CONTAINER_NAME_LABEL = 'io.kubernetes.container.name';
-/** Set on sandboxes only: upstream's kubelet-managed marker. */
-export const KUBERNETES_MANAGED_LABEL = 'io.kubernetes.managed';
 
 export const POD_DELETION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.deletionGracePeriod';
 export const POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';

@@ -20,6 +20,10 @@ const NODE = 'cluster-node';
 const PODS = 20;
 const MAX_PODS = PODS + 1;
 const TIMEOUT_MS = 90_000;
+/** The grace period a deletion asks for: well under the spec's 30 s default, so that ignoring it shows. */
+const DELETE_GRACE_SECONDS = 10;
+/** Room for the watch, the kill and the polling on top of the grace period; still far from 30 s. */
+const GRACE_SLACK_MS = 5_000;
 
 let workDir: string;
 let runtime: RuntimeUnderTest & { close?: () => Promise<void> };
@@ -33,6 +37,37 @@ async function sandboxesOf(podName: string): Promise<number> {
   const uid = JSON.parse(await kubectl('get', 'pod', podName, '-o', 'json')).metadata.uid as string;
   const reply = await cri.listPodSandbox({ filter: { label_selector: { 'io.kubernetes.pod.uid': uid } } });
   return reply.items.length;
+}
+
+/** The runtime's ID of the pod's first container, from the status the kubelet wrote ("containerd://<id>"). */
+function containerIdOf(pod: { status?: { containerStatuses?: Array<{ containerID?: string }> } }): string {
+  const containerId = pod.status?.containerStatuses?.[0]?.containerID ?? '';
+  return containerId.slice(containerId.indexOf('://') + 3);
+}
+
+/** When the container stopped (its finishedAt), or when it was seen gone; undefined while it runs. */
+async function stoppedAtMs(containerId: string): Promise<number | undefined> {
+  const reply = await cri.listContainers({ filter: { id: containerId } });
+  const container = reply.containers[0];
+  if (!container) return Date.now();
+  if (container.state !== 'CONTAINER_EXITED') return undefined;
+  const status = (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
+  return status ? Number(status.finished_at) / 1e6 : Date.now();
+}
+
+/** A file as the pod's first container sees it. */
+async function readInContainer(podName: string, path: string): Promise<string> {
+  const containerId = containerIdOf(JSON.parse(await kubectl('get', 'pod', podName, '-o', 'json')));
+  if (runtime.realProcesses) {
+    const reply = await cri.execSync({ container_id: containerId, cmd: ['cat', path], timeout: 10 });
+    if (reply.exit_code !== 0) throw new Error(`cat ${path} in ${podName} exited ${reply.exit_code}: ${reply.stderr.toString()}`);
+    return reply.stdout.toString();
+  }
+  // The simulated runtime runs no process to exec in: read through the mount the runtime was asked to make.
+  const status = (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
+  const mount = status?.mounts.find((m) => path.startsWith(`${m.container_path}/`));
+  if (!mount) throw new Error(`no mount of ${path} in ${podName}'s container`);
+  return readFileSync(join(mount.host_path, path.slice(mount.container_path.length)), 'utf8');
 }
 
 async function kubectl(...args: string[]): Promise<string> {
@@ -133,9 +168,28 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
     await kubectl('delete', 'pod', rejected, '--grace-period=0', '--force');
   });
 
-  test('a deleted pod is stopped within its grace period and then removed from the API server', async () => {
-    await kubectl('delete', 'pod', 'web-0', '--wait=false');
+  test('a deleted pod is stopped within its grace period and then removed from the API server and the runtime', async () => {
+    const pod = JSON.parse(await kubectl('get', 'pod', 'web-0', '-o', 'json'));
+    const uid = pod.metadata.uid as string;
+    const containerId = containerIdOf(pod);
+    assert.ok(containerId, 'web-0 reports its container');
+    await kubectl('delete', 'pod', 'web-0', `--grace-period=${DELETE_GRACE_SECONDS}`, '--wait=false');
+    const deletedAtMs = Date.now();
+    // On containerd the container's shell is PID 1 and ignores SIGTERM, so only the kill at the end of the grace period stops it.
+    const stoppedMs = await waitUntil(() => stoppedAtMs(containerId), TIMEOUT_MS, 'web-0 container stopped');
+    assert.ok(
+      stoppedMs <= deletedAtMs + DELETE_GRACE_SECONDS * 1000 + GRACE_SLACK_MS,
+      `stopped ${Math.round(stoppedMs - deletedAtMs)} ms after the deletion, with a ${DELETE_GRACE_SECONDS} s grace period`,
+    );
     await waitUntil(async () => !(await widePods()).has('web-0'), TIMEOUT_MS, 'web-0 gone from the API server');
+    await waitUntil(async () => {
+      const labelSelector = { 'io.kubernetes.pod.uid': uid };
+      const [sandboxes, containers] = await Promise.all([
+        cri.listPodSandbox({ filter: { label_selector: labelSelector } }),
+        cri.listContainers({ filter: { label_selector: labelSelector } }),
+      ]);
+      return sandboxes.items.length === 0 && containers.containers.length === 0;
+    }, TIMEOUT_MS, "web-0's sandbox and container removed from the runtime");
   });
 
   test('the API server restarts: the watch comes back, nothing is created twice, statuses stay right', async () => {
@@ -189,13 +243,10 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
     writeFileSync(join(workDir, 'with-config.yaml'), stringify(pod));
     await kubectl('apply', '-f', join(workDir, 'with-config.yaml'));
     await waitUntil(async () => (await widePods()).get('with-config')?.[2] === 'Running', TIMEOUT_MS, 'with-config Running');
-    const uid = JSON.parse(await kubectl('get', 'pod', 'with-config', '-o', 'json')).metadata.uid;
-    // The volume as the runtime mounts it into the container: the kubelet's directory on the host.
-    const file = join(kubelet.rootDir, 'pods', uid, 'volumes', 'kubernetes.io~configmap', 'config', 'greeting.txt');
-    assert.equal(readFileSync(file, 'utf8'), 'hello v1');
+    assert.equal(await readInContainer('with-config', '/etc/app/greeting.txt'), 'hello v1');
     writeFileSync(join(workDir, 'cm.yaml'), configMap('hello v2'));
     await kubectl('apply', '-f', join(workDir, 'cm.yaml'));
-    await waitUntil(async () => readFileSync(file, 'utf8') === 'hello v2', TIMEOUT_MS, 'the update in the mounted volume');
+    await waitUntil(async () => (await readInContainer('with-config', '/etc/app/greeting.txt')) === 'hello v2', TIMEOUT_MS, 'the update inside the container');
   });
 
   test('a pod whose Secret does not exist yet waits with CreateContainerConfigError and starts once it is created', async () => {

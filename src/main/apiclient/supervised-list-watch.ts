@@ -1,14 +1,13 @@
 // A client-node ListWatch that keeps going. ListWatch resumes from the last
 // resourceVersion and relists on 410 Gone, but on any other error it emits `error`
-// and stops; this restarts it with backoff (1 s doubling to 30 s) while the API
-// server is away, logging once per failure streak. Its cached objects stay in place
+// and stops; this restarts it with the shared jittered backoff (1 s doubling to 30 s)
+// while the API server is away, so that many nodes losing one API server do not all
+// come back in step; logging once per failure streak. Its cached objects stay in place
 // meanwhile, so readers keep the last known state.
 import { ListWatch, type KubernetesListObject, type KubernetesObject, type Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { Backoff } from '../../shared/backoff.js';
 import { ErrorCodes } from '../../shared/errors.js';
-
-export const INITIAL_RESTART_BACKOFF_MS = 1_000;
-export const MAX_RESTART_BACKOFF_MS = 30_000;
 
 export interface SupervisedListWatchOptions<T extends KubernetesObject> {
   path: string;
@@ -22,18 +21,21 @@ export interface SupervisedListWatchOptions<T extends KubernetesObject> {
   failureMessage: string;
   /** Called after every start that listed or resumed successfully. */
   onStarted?: () => void;
+  /** Restart delays; the shared defaults (1 s doubling to 30 s, 20 % jitter) unless a test pins them. */
+  backoff?: Backoff;
 }
 
 export class SupervisedListWatch<T extends KubernetesObject> {
   readonly listWatch: ListWatch<T>;
   private stopped = false;
-  private failing = false;
   /** ListWatch reports a failed list or watch through its error event, not by rejecting start(). */
   private attemptFailed = false;
-  private restartBackoffMs = INITIAL_RESTART_BACKOFF_MS;
+  /** Backing off means a failure streak is under way (and was logged). */
+  private readonly restartBackoff: Backoff;
   private restartTimer?: NodeJS.Timeout;
 
   constructor(private readonly options: SupervisedListWatchOptions<T>) {
+    this.restartBackoff = options.backoff ?? new Backoff();
     this.listWatch = new ListWatch<T>(options.path, options.watch, options.listFn, false, undefined, options.fieldSelector);
     this.listWatch.on('error', (err: unknown) => this.onError(err));
   }
@@ -60,21 +62,19 @@ export class SupervisedListWatch<T extends KubernetesObject> {
     // ListWatch.stop() misses a watch it opens right after a list that was under way.
     if (this.stopped) void this.listWatch.stop();
     if (this.stopped || this.attemptFailed) return;
-    if (this.failing) {
-      this.failing = false;
+    if (this.restartBackoff.backingOff) {
       this.options.logger.info({ ...this.options.logContext, resourceVersion: this.listWatch.latestResourceVersion() }, 'List/watch resumed');
     }
-    this.restartBackoffMs = INITIAL_RESTART_BACKOFF_MS;
+    this.restartBackoff.reset();
     this.options.onStarted?.();
   }
 
   private onError(err: unknown): void {
     this.attemptFailed = true;
     if (this.stopped) return;
-    const delayMs = this.restartBackoffMs;
-    this.restartBackoffMs = Math.min(this.restartBackoffMs * 2, MAX_RESTART_BACKOFF_MS);
-    if (!this.failing) {
-      this.failing = true;
+    const streakStarts = !this.restartBackoff.backingOff;
+    const delayMs = this.restartBackoff.next();
+    if (streakStarts) {
       this.options.logger.warn(
         { ...this.options.logContext, code: ErrorCodes.API_UNAVAILABLE, err: (err as Error)?.message ?? String(err), retryInMs: delayMs },
         this.options.failureMessage,

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { ErrorCodes } from '../../shared/errors.js';
 import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from '../../shared/labels.js';
-import { canonicalJson } from '../../shared/manifest/static-pod.js';
+import { sortedKeysJson } from '../../shared/canonical-json.js';
 import { podFullName, podUid, type ObjectMeta, type Pod, type PodOperation, type PodUpdate } from '../../shared/types.js';
 import { podRef } from '../../shared/pod-kinds.js';
 
@@ -57,10 +57,6 @@ export class PodStorage {
   /** True once every expected source has sent at least one SET (upstream's seenSources). */
   sourcesReady(expected: readonly string[]): boolean {
     return expected.every((source) => this.sourcesSeen.has(source));
-  }
-
-  seenSources(): string[] {
-    return [...this.sourcesSeen];
   }
 
   /** A copy of every pod of every source (upstream's MergedState). */
@@ -213,7 +209,7 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod): PodChange {
   const change: PodChange = { needUpdate: false, needReconcile: false, needGracefulDelete: false };
   if (!podsDifferSemantically(existing, ref)) {
     // Only a status change: the kubelet is the source of truth for status, so reconcile it.
-    if (canonicalJson(existing.status) !== canonicalJson(ref.status)) {
+    if (sortedKeysJson(existing.status) !== sortedKeysJson(ref.status)) {
       setOrDelete(existing, 'status', ref.status);
       change.needReconcile = true;
     }
@@ -237,10 +233,10 @@ export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
   const a = existing.metadata ?? {};
   const b = ref.metadata ?? {};
   return (
-    canonicalJson(existing.spec) !== canonicalJson(ref.spec) ||
-    canonicalJson(a.labels) !== canonicalJson(b.labels) ||
-    canonicalJson(a.deletionTimestamp) !== canonicalJson(b.deletionTimestamp) ||
-    canonicalJson(a.deletionGracePeriodSeconds) !== canonicalJson(b.deletionGracePeriodSeconds) ||
+    sortedKeysJson(existing.spec) !== sortedKeysJson(ref.spec) ||
+    sortedKeysJson(a.labels) !== sortedKeysJson(b.labels) ||
+    sortedKeysJson(a.deletionTimestamp) !== sortedKeysJson(b.deletionTimestamp) ||
+    sortedKeysJson(a.deletionGracePeriodSeconds) !== sortedKeysJson(b.deletionGracePeriodSeconds) ||
     !annotationsEqualIgnoringLocal(a.annotations, b.annotations)
   );
 }

@@ -4,6 +4,7 @@
 // leaseDurationSeconds, renewTime as a MicroTime, owned by the Node so it goes
 // when the Node is deleted. Timing and retry constants are upstream's.
 import { V1MicroTime, type V1Lease, type V1OwnerReference } from '@kubernetes/client-node';
+import { exponentialDelayMs, jitterMs } from '../../shared/backoff.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** Renew every leaseDuration × 0.25 (nodelease renewIntervalFraction). */
@@ -24,13 +25,12 @@ export function renewIntervalMs(leaseDurationSeconds: number): number {
 
 /** One jittered wait of the renew loop. */
 export function jitteredRenewIntervalMs(leaseDurationSeconds: number, random: () => number = Math.random): number {
-  const intervalMs = renewIntervalMs(leaseDurationSeconds);
-  return intervalMs + random() * RENEW_JITTER_FACTOR * intervalMs;
+  return jitterMs(renewIntervalMs(leaseDurationSeconds), RENEW_JITTER_FACTOR, random);
 }
 
 /** Wait after failed get-or-create attempt `attempt` (0-based): 200 ms, 400 ms, … capped at 7 s. */
 export function leaseEnsureBackoffMs(attempt: number): number {
-  return Math.min(LEASE_INITIAL_BACKOFF_MS * 2 ** (Math.max(0, attempt) + 1), LEASE_MAX_BACKOFF_MS);
+  return exponentialDelayMs(Math.max(0, attempt) + 1, { initialMs: LEASE_INITIAL_BACKOFF_MS, multiplier: 2, maxMs: LEASE_MAX_BACKOFF_MS });
 }
 
 /** "2024-05-01T10:00:00.123000Z": a MicroTime on the wire (Date keeps milliseconds only). */

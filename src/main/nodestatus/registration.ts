@@ -4,6 +4,7 @@
 // the attach/detach annotation, huge page resources) and patch it only when
 // something changed. The calls themselves belong to the caller.
 import type { V1Node } from '@kubernetes/client-node';
+import { exponentialDelayMs } from '../../shared/backoff.js';
 import { ANNOTATION_CONTROLLER_MANAGED_ATTACH } from './node-object.js';
 
 /** First wait before a registration attempt; doubled after each one (registerWithAPIServer). */
@@ -31,7 +32,7 @@ export const DEFAULT_NODE_LABELS: readonly string[] = [
 
 /** Wait before registration attempt `attempt` (0-based): 100 ms, 200 ms, … capped at 7 s. */
 export function registrationBackoffMs(attempt: number): number {
-  return Math.min(REGISTER_INITIAL_BACKOFF_MS * 2 ** Math.max(0, attempt), REGISTER_MAX_BACKOFF_MS);
+  return exponentialDelayMs(attempt, { initialMs: REGISTER_INITIAL_BACKOFF_MS, multiplier: 2, maxMs: REGISTER_MAX_BACKOFF_MS });
 }
 
 function reconcileDefaultLabels(initial: V1Node, existing: V1Node): boolean {

@@ -3,12 +3,21 @@
 // arrive meanwhile to the latest spec, and walks SyncPod → SyncTerminatingPod →
 // SyncTerminatedPod. The syncs themselves run on the pod's shard.
 import type { Logger } from 'pino';
+import { jitterMs, KUBELET_BACKOFF_PERIOD_MS } from '../../shared/backoff.js';
 import type { PlegEvent, RuntimeObjectState, SyncKind, SyncPodRequest, SyncPodResult } from '../../shared/shard-protocol.js';
 import { podFullName, type Pod, type PodStatus } from '../../shared/types.js';
 import { isStaticPod } from '../../shared/pod-kinds.js';
 
 /** Upstream's backOffPeriod: how long a pod waits after a failed sync. */
-export const SYNC_ERROR_BACKOFF_MS = 10_000;
+export const SYNC_ERROR_BACKOFF_MS = KUBELET_BACKOFF_PERIOD_MS;
+/** Upstream's workerBackOffPeriodJitterFactor: the wait after a failed sync is 10–15 s. */
+export const SYNC_ERROR_BACKOFF_JITTER = 0.5;
+/**
+ * Upstream's workerResyncIntervalJitterFactor: a resync comes up to 50 % after the
+ * interval, so pods created together (a node start, a scaled deployment) spread out
+ * instead of hitting the runtime in one burst every interval.
+ */
+export const RESYNC_JITTER = 0.5;
 /** The sync tick's period: requeues due sooner than this get a timer of their own. */
 const SYNC_TICK_GRANULARITY_MS = 1_000;
 /** How soon a terminating pod whose containers are still running is looked at again. */
@@ -65,14 +74,23 @@ export interface PodSyncHost {
 
 const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 
+export interface PodWorkersOptions {
+  /** Source of the resync and backoff jitter, uniform in [0, 1): Math.random unless a test pins it. */
+  random?: () => number;
+}
+
 export class PodWorkers {
   private readonly workByUid = new Map<string, PodWork>();
+  private readonly random: () => number;
 
   constructor(
     private readonly host: PodSyncHost,
     private readonly resyncIntervalMs: number,
     private readonly logger: Logger,
-  ) {}
+    options: PodWorkersOptions = {},
+  ) {
+    this.random = options.random ?? Math.random;
+  }
 
   /** Upstream's UpdatePod: record the latest spec and intent, and make sure a sync runs. */
   updatePod(options: UpdatePodOptions): void {
@@ -237,7 +255,7 @@ export class PodWorkers {
     this.host.onSyncResult(work.pod, result, kind);
     const nowMs = Date.now();
     if (result.errors.length > 0) {
-      work.dueAtMs = nowMs + SYNC_ERROR_BACKOFF_MS;
+      work.dueAtMs = nowMs + this.errorBackoffMs();
     } else if (kind === 'sync') {
       const phase = result.status.phase;
       if (phase === 'Succeeded' || phase === 'Failed') {
@@ -246,7 +264,8 @@ export class PodWorkers {
         work.dueAtMs = 0;
       } else {
         // 0 is "due now": the next sync tick runs it (a failed start is retried once a second, not in a loop).
-        const requeueMs = result.requeueAfterMs ?? this.resyncIntervalMs;
+        // A requeue the shard asked for is the exact end of a backoff and is kept as is; the resync is jittered as upstream's.
+        const requeueMs = result.requeueAfterMs ?? jitterMs(this.resyncIntervalMs, RESYNC_JITTER, this.random);
         work.dueAtMs = nowMs + requeueMs;
         if (requeueMs > 0 && requeueMs < SYNC_TICK_GRANULARITY_MS) this.dispatchAfter(work, requeueMs);
       }
@@ -277,7 +296,12 @@ export class PodWorkers {
     if (work.parkedEvents.length > 0) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncFailed(work.pod, kind, err);
-    work.dueAtMs = Date.now() + SYNC_ERROR_BACKOFF_MS;
+    work.dueAtMs = Date.now() + this.errorBackoffMs();
+  }
+
+  /** As upstream's wrapUp after a sync error: wait.Jitter(backOffPeriod, workerBackOffPeriodJitterFactor). */
+  private errorBackoffMs(): number {
+    return jitterMs(SYNC_ERROR_BACKOFF_MS, SYNC_ERROR_BACKOFF_JITTER, this.random);
   }
 
   private predecessorRunning(work: PodWork): boolean {

@@ -1,8 +1,10 @@
-// The latest API status of every pod, as the shards computed it: what /pods serves,
-// what the next sync gets back as its previous status, and where a change becomes
-// news. Any change the API server would store (isPodStatusByKubeletEqual) goes to
-// the listeners (the status manager, in cluster mode); only a change in what an
-// operator reads at a glance (statusSummary) is logged.
+// The latest API status of every pod the kubelet runs, as its last sync computed it
+// (or Failed, for a pod admission rejected): what /pods serves, what the next sync
+// gets back as its previous status (the terminal records stand in once a finished
+// pod's entry is gone), and where a change becomes news. Any change the API server
+// would store (isPodStatusByKubeletEqual) goes to the listeners: the startup tracker,
+// and in cluster mode the status manager. Only a change in what an operator reads at
+// a glance (statusSummary) is logged.
 import type { Logger } from 'pino';
 import type { Pod, PodStatus } from '../../shared/types.js';
 import { isPodStatusByKubeletEqual } from './status-equality.js';

@@ -100,9 +100,9 @@ export class TerminalStatusRecords {
     for (const uid of [...this.statusByUid.keys()]) if (!wanted(uid)) this.forget(uid);
   }
 
-  /** Resolves once every file write and removal asked for so far is done (stop, and tests). */
-  async idle(): Promise<void> {
-    while (this.fileWorkByUid.size > 0) await Promise.all(this.fileWorkByUid.values());
+  /** Resolves once every write and removal queued so far is on disk (a stop waits for it: a lost record reruns a finished pod). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.fileWorkByUid.values()]);
   }
 
   private enqueue(uid: string, work: () => Promise<void>): void {

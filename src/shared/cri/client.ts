@@ -7,7 +7,7 @@ import type { MethodDefinition } from '@grpc/proto-loader';
 import { loadCriServices, type CriServices } from './load-proto.js';
 import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
-import type { CriCallCounts } from './call-counts.js';
+import type { CriCallCounts, CriMethod } from './call-counts.js';
 import { decodeContainerList, decodeSandboxList, type RelistContainer, type RelistSandbox } from './relist-codec.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
@@ -236,7 +236,7 @@ export class CriClient {
 
   /** `decode` replaces the generic reply decoding (the relist's lean one). */
   private runtimeCall<Res>(
-    name: keyof CriServices['runtime'] & string,
+    name: keyof CriServices['runtime'] & CriMethod,
     req: object,
     timeoutMs?: number,
     decode?: (reply: Buffer) => Res,
@@ -247,7 +247,7 @@ export class CriClient {
     return this.unary(this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }
 
-  private imageCall<Res>(name: keyof CriServices['image'] & string, req: object, timeoutMs?: number): Promise<Res> {
+  private imageCall<Res>(name: keyof CriServices['image'] & CriMethod, req: object, timeoutMs?: number): Promise<Res> {
     const method = this.services.image[name] as unknown as AnyMethod;
     this.callCounts?.record(name);
     return this.unary(this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);

@@ -7,14 +7,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { Backoff, DEFAULT_MAX_BACKOFF_MS } from '../backoff.js';
 import { ErrorCodes, ShardletError } from '../errors.js';
 import type { CriClient } from './client.js';
 import { grpcCodeOf, grpcStatusName } from './cri-error.js';
 import type { RuntimeCondition__Output, VersionResponse__Output } from './types.js';
 
 export const SUPPORTED_RUNTIME_API_VERSION = 'v1';
+/** First retry delay; doubled (with jitter) up to the shared 30 s cap. */
 export const INITIAL_BACKOFF_MS = 500;
-export const DEFAULT_MAX_BACKOFF_MS = 30_000;
 /** Deadline of each probe call: a hung runtime must not hold start-up for the full request timeout. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
@@ -29,6 +30,8 @@ export interface WaitForRuntimeOptions {
   maxBackoffMs?: number;
   /** First retry delay. */
   initialBackoffMs?: number;
+  /** Source of the retry jitter (Math.random unless a test pins it). */
+  random?: () => number;
   probeTimeoutMs?: number;
 }
 
@@ -43,8 +46,11 @@ type ProbeResult =
  * Rejects only when `signal` aborts.
  */
 export async function waitForRuntime(client: CriClient, options: WaitForRuntimeOptions): Promise<VersionResponse__Output> {
-  const maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
-  let backoffMs = Math.min(options.initialBackoffMs ?? INITIAL_BACKOFF_MS, maxBackoffMs);
+  const backoff = new Backoff({
+    initialMs: options.initialBackoffMs ?? INITIAL_BACKOFF_MS,
+    maxMs: options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS,
+    random: options.random,
+  });
   for (let attempt = 1; ; attempt++) {
     options.signal?.throwIfAborted();
     const result = await probeRuntime(client, options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
@@ -52,9 +58,9 @@ export async function waitForRuntime(client: CriClient, options: WaitForRuntimeO
       if (result.networkNotReady) logProblem(options.logger, result.networkNotReady, { attempt });
       return result.version;
     }
-    logProblem(options.logger, result.problem, { attempt, retryInMs: backoffMs });
-    await sleep(backoffMs, undefined, { signal: options.signal });
-    backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+    const retryInMs = backoff.next();
+    logProblem(options.logger, result.problem, { attempt, retryInMs });
+    await sleep(retryInMs, undefined, { signal: options.signal });
   }
 }
 

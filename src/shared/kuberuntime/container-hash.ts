@@ -8,10 +8,11 @@
 // image (the only fields the API lets change on a running pod); hashing the rest too
 // also catches a static pod manifest edited in place under the same UID.
 //
-// Stability: the hash is over a canonical JSON form (keys sorted, absent and empty
-// values dropped, as upstream's json.Marshal with omitempty), so reordering keys or
+// Stability: the hash is over omitEmptyJson (keys sorted, absent and empty values
+// dropped, as upstream's json.Marshal with omitempty), so reordering keys or
 // writing `env: []` instead of leaving it out does not restart a container.
 import { createHash } from 'node:crypto';
+import { omitEmptyJson } from '../canonical-json.js';
 import type { Container } from '../types.js';
 
 /** Spec fields left out of the hash: changing them must not restart the container. */
@@ -26,29 +27,6 @@ export function hashContainer(container: Container): string {
   for (const [key, value] of Object.entries(container)) {
     if (!FIELDS_NOT_HASHED.has(key)) hashed[key] = value;
   }
-  const canonical = canonicalJson(hashed) ?? '{}';
+  const canonical = omitEmptyJson(hashed) ?? '{}';
   return createHash('sha256').update(canonical).digest('hex').slice(0, HASH_HEX_LENGTH);
-}
-
-/**
- * JSON with object keys sorted; undefined, null, empty arrays and empty objects are
- * dropped (returns undefined for them) so that "absent" and "empty" hash the same.
- * Array order is kept: it is meaningful (command, args, env order).
- */
-function canonicalJson(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (Array.isArray(value)) {
-    if (value.length === 0) return undefined;
-    return `[${value.map((item) => canonicalJson(item) ?? 'null').join(',')}]`;
-  }
-  if (typeof value === 'object') {
-    const members: string[] = [];
-    for (const key of Object.keys(value).sort()) {
-      const member = canonicalJson((value as Record<string, unknown>)[key]);
-      if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
-    }
-    return members.length === 0 ? undefined : `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -10,12 +10,15 @@
 // min(10 s · 2^(r−1), 300 s) after it exits, and nothing when r = 0. An entry older
 // than twice the cap when the container exits (hasExpired) is reset: a container that
 // ran longer than 600 s is restarted at once.
+import { exponentialDelayMs, KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS } from '../backoff.js';
 import type { RuntimeContainer } from '../runtime-pod.js';
 
 /** Upstream's kubelet backOffPeriod. */
-export const INITIAL_CRASH_BACKOFF_MS = 10_000;
+export const INITIAL_CRASH_BACKOFF_MS = KUBELET_BACKOFF_PERIOD_MS;
 /** Upstream's MaxContainerBackOff. */
-export const MAX_CRASH_BACKOFF_MS = 300_000;
+export const MAX_CRASH_BACKOFF_MS = MAX_CONTAINER_BACKOFF_MS;
+/** flowcontrol.Backoff doubles the entry on each restart. */
+export const CRASH_BACKOFF_MULTIPLIER = 2;
 /** A run longer than this resets the backoff, as flowcontrol's hasExpired (2 × max). */
 export const CRASH_BACKOFF_RESET_MS = 2 * MAX_CRASH_BACKOFF_MS;
 
@@ -23,9 +26,12 @@ export const CRASH_BACKOFF_RESET_MS = 2 * MAX_CRASH_BACKOFF_MS;
 export function crashBackoffDelayMs(container: RuntimeContainer): number {
   if (container.state !== 'exited' || container.restartCount <= 0) return 0;
   if (ranLongEnoughToReset(container)) return 0;
-  // 2^(r-1) overflows nothing that matters: past 5 doublings the cap wins.
-  const doublings = Math.min(container.restartCount - 1, 30);
-  return Math.min(INITIAL_CRASH_BACKOFF_MS * 2 ** doublings, MAX_CRASH_BACKOFF_MS);
+  // The shared delay formula without jitter (upstream's crash backoff has none): restart r waits after r − 1 doublings.
+  return exponentialDelayMs(container.restartCount - 1, {
+    initialMs: INITIAL_CRASH_BACKOFF_MS,
+    multiplier: CRASH_BACKOFF_MULTIPLIER,
+    maxMs: MAX_CRASH_BACKOFF_MS,
+  });
 }
 
 /**

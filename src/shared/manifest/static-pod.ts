@@ -4,6 +4,7 @@
 // namespace, spec.nodeName, the config.hash / config.source annotations, the
 // NoExecute toleration for file pods, and phase Pending.
 import { createHash } from 'node:crypto';
+import { sortedKeysJson } from '../canonical-json.js';
 import { ErrorCodes, ShardletError } from '../errors.js';
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from '../labels.js';
 import { FILE_SOURCE, HTTP_SOURCE, type Pod } from '../types.js';
@@ -51,13 +52,13 @@ export function generatePodName(name: string, nodeName: string): string {
  * As upstream's applyDefaults: a hash of the decoded pod, then of "host:<node>" and
  * "file:<path>" for a file, or "url:<url>" for a URL (newer upstream writes the
  * source after the pod because hashing the object resets the hasher). Upstream
- * hashes Go's encoding of the pod; we hash its canonical JSON (sorted keys), so
+ * hashes Go's encoding of the pod; we hash its sortedKeysJson (sorted keys, every value kept), so
  * the UID is stable across reads and changes whenever the content changes. md5
  * as upstream used (recent upstream moved to FNV-128a, also 32 hex digits).
  */
 export function staticPodUid(pod: Pod, origin: StaticPodOrigin): string {
   const hasher = createHash('md5');
-  hasher.update(canonicalJson(pod));
+  hasher.update(sortedKeysJson(pod));
   if (origin.source === FILE_SOURCE) {
     hasher.update(`host:${origin.nodeName}`);
     hasher.update(`file:${origin.location}`);
@@ -65,16 +66,6 @@ export function staticPodUid(pod: Pod, origin: StaticPodOrigin): string {
     hasher.update(`url:${origin.location}`);
   }
   return hasher.digest('hex');
-}
-
-/** JSON with object keys sorted at every level, so equal objects encode equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item) || item instanceof Date) return item;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
-    return sorted;
-  });
 }
 
 interface Toleration {

@@ -1,6 +1,10 @@
 // The comparison at the heart of upstream's GenericPLEG.relist: two snapshots of
 // every sandbox and container the runtime holds, turned into per-pod lifecycle
 // events. Pure, so it is tested on its own and runs wherever the relist runs.
+// One event per changed object, where upstream's generateEvents gives a container
+// that vanished while running two (ContainerDied, then ContainerRemoved): the pod
+// workers judge events by the object's new state, never by the type, so the second
+// would only repeat the same wake-up.
 import type { RuntimePodStatus } from '../runtime-pod.js';
 import type { PlegEvent, RuntimeObjectState } from '../shard-protocol.js';
 
@@ -39,7 +43,7 @@ function eventFor(id: string, before: RelistEntry | undefined, after: RelistEntr
     case 'unknown':
       return { podUid, type: 'ContainerChanged', id, state };
     case 'none':
-      // A container removed without ever being seen as exited died first, as upstream reports.
+      // Gone without being seen exited: ContainerDied alone (upstream adds ContainerRemoved after it).
       return oldState === 'exited' ? { podUid, type: 'ContainerRemoved', id, state } : { podUid, type: 'ContainerDied', id, state };
     default:
       return { podUid, type: 'ContainerChanged', id, state };

@@ -191,10 +191,17 @@ test('forgetPod stops a namespace watch once no pod there refers to anything', a
   provider.forgetPod('uid-f2');
   assert.deepEqual(watched(), []);
 
+  // A later pod watches the namespace again; its own ConfigMap, created after the one
+  // the forgotten pods used, comes down the same watch behind it: once it has arrived,
+  // any resync the first one caused has been recorded.
+  const later = podIn(ns, 'uid-f4', { volumes: [{ name: 'v', configMap: { name: 'barrier' } }] });
+  await provider.dataFor(later);
   changedUids.length = 0;
   await admin.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'shared' }, data: {} } });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.deepEqual(changedUids, [], 'forgotten pods are not resynced');
+  await admin.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'barrier' }, data: {} } });
+  await waitUntil(async () => changedUids.includes('uid-f4'), WAIT_MS, 'onObjectChanged([uid-f4])');
+  assert.deepEqual(changedUids, ['uid-f4'], 'forgotten pods are not resynced');
+  provider.forgetPod('uid-f4');
   provider.forgetPod('uid-f3');
 });
 

@@ -64,15 +64,17 @@ test('concurrent asks make one request; a failed refresh keeps the token while i
   }
 });
 
-test('the refresh timer asks for a resync of the pod', async () => {
+test('the refresh timer asks for a resync of the pod', async (t) => {
+  // Mocked timers (the refresh timer is unref'd), real time, fake clock: a token issued 1000 s ago is due at once.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const api = fakeApi();
   const due: string[] = [];
-  // Real time, fake clock: a token issued 1000 s ago is due at once.
   const cache = new ServiceAccountTokenCache({ clients: api.clients, logger: pino({ level: 'silent' }), onRefreshDue: (uid) => due.push(uid), now: () => Date.now() });
   api.clock.nowMs = Date.now() - 1_000_000;
   try {
     await cache.get(POD, { ...REF, expirationSeconds: 1001 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(due, [], 'by the timer, not during get');
+    t.mock.timers.tick(0);
     assert.deepEqual(due, ['uid-1']);
   } finally {
     cache.stop();

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { PodWorkers, type PodSyncHost } from '../../../src/main/podworkers/pod-workers.js';
+import { PodWorkers, SYNC_ERROR_BACKOFF_MS, type PodSyncHost } from '../../../src/main/podworkers/pod-workers.js';
 import type { SyncPodRequest, SyncPodResult } from '../../../src/shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../../../src/shared/types.js';
 
 const logger = pino({ level: 'silent' });
 const RESYNC_MS = 60_000;
+/** Pins the resync and backoff jitter at its low end, so due times are exact. */
+const NO_JITTER = { random: () => 0 };
 
 /** A host whose syncs stay pending until the test resolves them, so ordering is visible. */
 class ControlledHost implements PodSyncHost {
@@ -152,7 +154,7 @@ test('PLEG events that repeat what the last sync saw do not sync again; news doe
 
 test('the sync tick leaves a pod whose sync is still running alone', async () => {
   const host = new ControlledHost();
-  const workers = new PodWorkers(host, RESYNC_MS, logger);
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
   workers.updatePod({ type: 'create', pod: pod('u1') });
   workers.syncDue(Date.now() + 5_000);
   await host.finish();
@@ -184,19 +186,51 @@ test('a relist that caught a container before its sync started it is older than 
   assert.equal(host.requests.length, 2, 'a container the sync never saw is news');
 });
 
-test('a requeue sooner than the sync tick runs by its own timer; 0 waits for the tick, so a failing start is not retried in a loop', async () => {
+test('a requeue sooner than the sync tick runs by its own timer; 0 waits for the tick, so a failing start is not retried in a loop', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
   const host = new ControlledHost();
   const workers = new PodWorkers(host, RESYNC_MS, logger);
   workers.updatePod({ type: 'create', pod: pod('u1') });
   await host.finish({ requeueAfterMs: 20 });
-  assert.equal(host.requests.length, 1);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.mock.timers.tick(19);
+  assert.equal(host.requests.length, 1, 'not before the 20 ms are up');
+  t.mock.timers.tick(1);
   assert.equal(host.requests.length, 2, 'requeue 20 ms: by its own timer');
   await host.finish({ requeueAfterMs: 0 });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(host.requests.length, 2, 'requeue 0: not before the tick');
+  t.mock.timers.tick(RESYNC_MS);
+  assert.equal(host.requests.length, 2, 'requeue 0: no timer of its own');
   workers.syncDue(Date.now());
   assert.equal(host.requests.length, 3, 'the tick runs it');
+});
+
+test('resyncs of pods created together are spread over up to half the interval (upstream workerResyncIntervalJitterFactor)', async () => {
+  const host = new ControlledHost();
+  const randoms = [0, 0.5, 0.999];
+  const workers = new PodWorkers(host, RESYNC_MS, logger, { random: () => randoms.shift() ?? 0 });
+  const startMs = Date.now();
+  for (const uid of ['u1', 'u2', 'u3']) workers.updatePod({ type: 'create', pod: pod(uid) });
+  for (let i = 0; i < 3; i++) await host.finish();
+  const resynced = (atMs: number) => {
+    workers.syncDue(atMs);
+    return host.requests.slice(3).map((r) => r.pod.metadata!.uid);
+  };
+  // Date.now() moved on by a few ms while the syncs finished: look just past each due time.
+  assert.deepEqual(resynced(startMs + RESYNC_MS + 1_000), ['u1']);
+  assert.deepEqual(resynced(startMs + RESYNC_MS * 1.25 - 1_000), ['u1'], 'u2 is due at 1.25 × the interval');
+  assert.deepEqual(resynced(startMs + RESYNC_MS * 1.25 + 1_000), ['u1', 'u2']);
+  assert.deepEqual(resynced(startMs + RESYNC_MS * 1.5 + 1_000), ['u1', 'u2', 'u3']);
+});
+
+test('a failed sync is retried after the jittered backoff (upstream workerBackOffPeriodJitterFactor)', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, { random: () => 0.5 });
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  await host.finish({ errors: [{ code: 'SHARDLET_INTERNAL', message: 'boom' }] });
+  workers.syncDue(Date.now() + SYNC_ERROR_BACKOFF_MS * 1.25 - 1);
+  assert.equal(host.requests.length, 1, 'not before 10 s + half of the 50 % jitter');
+  workers.syncDue(Date.now() + SYNC_ERROR_BACKOFF_MS * 1.25);
+  assert.equal(host.requests.length, 2);
 });
 
 test('an exit the last sync acted on wakes nobody; one it only saw after acting does', async () => {

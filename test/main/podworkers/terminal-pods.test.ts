@@ -36,7 +36,8 @@ function pod(uid: string, restartPolicy: string, status?: PodStatus): Pod {
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+/** The host answers at once, so a pod's whole chain of syncs runs in microtasks: one macrotask turn sees its end. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 const cases: Array<{ name: string; pod: Pod; previous?: Record<string, PodStatus>; kinds: string[] }> = [
   { name: 'an API pod whose API status is Succeeded (restartPolicy Never)', pod: pod('a', 'Never', { phase: 'Succeeded' }), kinds: ['terminating', 'terminated'] },
@@ -80,7 +81,7 @@ test('terminal records survive a restart and go with the pod', async () => {
   const records = new TerminalStatusRecords(rootDir, logger);
   records.record('u1', { phase: 'Succeeded', containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] });
   records.record('u2', { phase: 'Running' });
-  await records.idle();
+  await records.flush();
   const file = join(rootDir, 'pods', 'u1', TERMINAL_STATUS_FILE);
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).status.phase, 'Succeeded');
   assert.equal(existsSync(join(rootDir, 'pods', 'u2')), false, 'only terminal statuses are kept');
@@ -88,7 +89,7 @@ test('terminal records survive a restart and go with the pod', async () => {
   await reloaded.load();
   assert.equal(reloaded.get('u1')?.phase, 'Succeeded');
   reloaded.forget('u1');
-  await reloaded.idle();
+  await reloaded.flush();
   assert.equal(existsSync(join(rootDir, 'pods', 'u1')), false);
 });
 
@@ -96,11 +97,11 @@ test('records of pods no source has any more are pruned once the sources are rea
   const rootDir = mkdtempSync(join(tmpdir(), 'shardlet-records-'));
   const records = new TerminalStatusRecords(rootDir, logger);
   for (const uid of ['kept', 'gone']) records.record(uid, { phase: 'Failed' });
-  await records.idle();
+  await records.flush();
   const reloaded = new TerminalStatusRecords(rootDir, logger);
   await reloaded.load();
   reloaded.pruneExcept((uid) => uid === 'kept');
-  await reloaded.idle();
+  await reloaded.flush();
   assert.equal(reloaded.get('kept')?.phase, 'Failed');
   assert.equal(reloaded.get('gone'), undefined);
   assert.equal(existsSync(join(rootDir, 'pods', 'gone')), false);

@@ -18,6 +18,7 @@ interface LogLine {
   code?: string;
   endpoint?: string;
   reason?: string;
+  retryInMs?: number;
   stack?: string;
   err?: unknown;
 }
@@ -62,10 +63,11 @@ describe('waitForRuntime', () => {
     const { logger, lines } = capturingLogger();
     const abort = new AbortController();
     cleanups.push(() => abort.abort());
-    const ready = waitForRuntime(client, { logger, signal: abort.signal, initialBackoffMs: 50, maxBackoffMs: 200 });
+    // Jitter pinned at +10 %: 55, 110, 220, then 220 (the 200 ms cap before jitter).
+    const ready = waitForRuntime(client, { logger, signal: abort.signal, initialBackoffMs: 50, maxBackoffMs: 200, random: () => 0.5 });
     ready.catch(() => undefined); // a failed assertion below must not leave an unhandled rejection
 
-    await eventually(async () => (lines.length >= 2 ? true : undefined));
+    await eventually(async () => (lines.length >= 4 ? true : undefined));
     let sim: SimRuntime | undefined = await startSimRuntime({ socketPath, latency: { scale: 0 } });
     cleanups.push(() => sim?.close());
 
@@ -73,7 +75,8 @@ describe('waitForRuntime', () => {
     assert.equal(version.runtime_name, 'shardlet-sim');
     assert.equal(version.runtime_api_version, 'v1');
     const unavailable = lines.filter((line) => line.code === 'SHARDLET_CRI_UNAVAILABLE');
-    assert.ok(unavailable.length >= 2, 'one line per failed attempt');
+    assert.ok(unavailable.length >= 4, 'one line per failed attempt');
+    assert.deepEqual(unavailable.slice(0, 4).map((line) => line.retryInMs), [55, 110, 220, 220], 'the shared jittered backoff');
     for (const line of unavailable) {
       assertOneLineWithoutStack(line);
       assert.equal(line.endpoint, `unix://${socketPath}`);

@@ -17,6 +17,21 @@ test('container hash: short hex, the same for the same spec', () => {
   assert.equal(hashContainer(base), hashContainer(structuredClone(base)));
 });
 
+test('container hash: known containers keep their hash (pinned: a change here restarts every container on upgrade)', () => {
+  assert.equal(hashContainer(base), '56050b31');
+  const withNestedEmpties = {
+    ...base,
+    args: ['a', ''],
+    securityContext: { runAsUser: 0, privileged: false },
+    volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: true }],
+    stdin: false,
+    env: [{ name: 'E', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'N', value: null }],
+    livenessProbe: {},
+    workingDir: null,
+  } as unknown as Container;
+  assert.equal(hashContainer(withNestedEmpties), 'cfc1e360');
+});
+
 test('container hash: key order does not matter, at any depth', () => {
   const reordered: Container = {
     resources: { limits: { cpu: '1' } },

@@ -4,7 +4,8 @@ import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from '../../../src/shared/labels.js';
 import { parsePodManifest } from '../../../src/shared/manifest/parse-manifest.js';
 import { defaultImagePullPolicy } from '../../../src/shared/manifest/pod-defaults.js';
-import { applyStaticPodDefaults, canonicalJson, type StaticPodOrigin } from '../../../src/shared/manifest/static-pod.js';
+import { sortedKeysJson } from '../../../src/shared/canonical-json.js';
+import { applyStaticPodDefaults, type StaticPodOrigin } from '../../../src/shared/manifest/static-pod.js';
 import type { Pod } from '../../../src/shared/types.js';
 
 const FILE_ORIGIN: StaticPodOrigin = { source: 'file', location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'Node-1' };
@@ -89,7 +90,7 @@ test('the UID is stable for the same manifest and changes with content, file, no
   const base = uid(webPod());
   assert.equal(uid(webPod()), base, 'same content, same file');
   // Key order in the manifest does not matter.
-  const reordered = JSON.parse(canonicalJson(webPod())) as Pod;
+  const reordered = JSON.parse(sortedKeysJson(webPod())) as Pod;
   assert.equal(uid({ spec: reordered.spec, metadata: reordered.metadata, kind: 'Pod', apiVersion: 'v1' }), base);
   const distinct = new Set([
     base,
@@ -101,6 +102,12 @@ test('the UID is stable for the same manifest and changes with content, file, no
   ]);
   assert.equal(distinct.size, 6);
   assert.equal(webPod().metadata?.uid, undefined, 'the input pod is not modified');
+});
+
+test('a known manifest keeps its UID (pinned: a change here renames every static pod on upgrade)', () => {
+  assert.equal(applyStaticPodDefaults(webPod(), FILE_ORIGIN).metadata?.uid, '44c2f86b3a996976f0097b569d9685ed');
+  const fromUrl = applyStaticPodDefaults(webPod(), { source: 'http', location: 'http://cfg/pods', nodeName: 'Node-1' });
+  assert.equal(fromUrl.metadata?.uid, '40720a5d7c523e5c8c5a1a18a3333fa7');
 });
 
 test('a name too long once suffixed is refused', () => {
