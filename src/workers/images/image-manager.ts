@@ -8,11 +8,12 @@ import type { CriClient } from '../../shared/cri/client.js';
 import { ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
 import type { PodApiData, PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
 import type { AuthConfig } from '../../generated/cri/runtime/v1/AuthConfig.js';
+import { KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS, exponentialDelayMs } from '../../shared/backoff.js';
 import { pullAuthsFor } from './pull-secrets.js';
 import type { Container, Pod } from '../../shared/types.js';
 
-export const INITIAL_PULL_BACKOFF_MS = 10_000;
-export const MAX_PULL_BACKOFF_MS = 300_000;
+/** Upstream's image pull backoff: backOffPeriod doubling to MaxContainerBackOff, no jitter (flowcontrol.Backoff). */
+const PULL_BACKOFF = { initialMs: KUBELET_BACKOFF_PERIOD_MS, multiplier: 2, maxMs: MAX_CONTAINER_BACKOFF_MS };
 
 export interface EnsuredImage {
   imageRef: string;
@@ -24,7 +25,8 @@ export interface EnsuredImage {
 }
 
 interface PullBackoff {
-  delayMs: number;
+  /** Failed pulls in a row. */
+  failures: number;
   untilMs: number;
   lastMessage: string;
 }
@@ -84,8 +86,9 @@ export class ImageManager {
       this.backoffByKey.delete(key);
       return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs, sizeBytes: outcome.sizeBytes };
     }
-    const delayMs = backoff ? Math.min(backoff.delayMs * 2, MAX_PULL_BACKOFF_MS) : INITIAL_PULL_BACKOFF_MS;
-    this.backoffByKey.set(key, { delayMs, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
+    const failures = (backoff?.failures ?? 0) + 1;
+    const delayMs = exponentialDelayMs(failures - 1, PULL_BACKOFF);
+    this.backoffByKey.set(key, { failures, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
     throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, outcome.error.message, {
       reason: 'ErrImagePull',
       container: container.name,
