@@ -100,3 +100,10 @@ function stopSandbox(ctx: SimContext, sandbox: SandboxRecord): void {
   sandbox.ip = '';
   sandbox.state = 'SANDBOX_NOTREADY';
 }
+
+/** The pod's ready sandbox dies with its containers (what a test's killSandbox models): the runtime reports it NOTREADY. */
+export function sandboxDied(ctx: SimContext, podUid: string): void {
+  for (const sandbox of ctx.store.sandboxes.values()) {
+    if (sandbox.config.metadata?.uid === podUid && sandbox.state === 'SANDBOX_READY') stopSandbox(ctx, sandbox);
+  }
+}

@@ -8,6 +8,8 @@ import { pino, type Logger } from 'pino';
 import { loadCriServices } from '../shared/cri/load-proto.js';
 import { CallStats, type SimStats } from './call-stats.js';
 import { ContainerLifecycle } from './container-lifecycle.js';
+import { FaultInjector, type FaultRule } from './fault-injection.js';
+import { sandboxDied } from './sandbox-service.js';
 import { ImageCatalog } from './image-catalog.js';
 import { ImageService } from './image-service.js';
 import { LatencyModel, resolveLatencyOptions, type LatencyOverrides } from './latency-model.js';
@@ -40,6 +42,10 @@ export interface SimRuntime {
   stats(): SimStats;
   /** Flips RuntimeReady / NetworkReady as reported by Status. */
   setConditions(conditions: Partial<RuntimeConditions>): void;
+  /** The next `times` calls of a method (for one pod, or any) fail with a code, or are delayed. */
+  injectFault(rule: FaultRule): void;
+  /** The pod's sandbox dies (its pause process and every container with it), as an OOM kill or a node problem does. */
+  killSandbox(podUid: string): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     }),
     stats: new CallStats(),
     logger,
+    faults: new FaultInjector(),
     conditions: { runtimeReady: true, networkReady: true },
     podCidr: '',
   };
@@ -83,6 +90,8 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     socketPath: options.socketPath,
     stats: () => ctx.stats.snapshot(),
     setConditions: (conditions) => Object.assign(ctx.conditions, conditions),
+    injectFault: (rule) => ctx.faults.inject(rule),
+    killSandbox: (podUid) => sandboxDied(ctx, podUid),
     close: () => (closed ??= shutdown(server, ctx, options.socketPath)),
   };
 }

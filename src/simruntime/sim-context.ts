@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { CallStats } from './call-stats.js';
 import type { ContainerLifecycle } from './container-lifecycle.js';
+import type { FaultInjector } from './fault-injection.js';
 import type { ImageCatalog } from './image-catalog.js';
 import type { LatencyModel } from './latency-model.js';
 import type { StateStore } from './state-store.js';
@@ -19,6 +20,8 @@ export interface SimContext {
   catalog: ImageCatalog;
   stats: CallStats;
   logger: Logger;
+  /** Failures and delays tests ask for. */
+  faults: FaultInjector;
   conditions: RuntimeConditions;
   /** Last pod CIDR handed over by UpdateRuntimeConfig. */
   podCidr: string;

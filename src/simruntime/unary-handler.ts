@@ -1,22 +1,29 @@
 // Adapts an async `request → reply` function to a grpc-js unary handler: counts
 // the call, turns SimError into the gRPC status it carries and anything else
-// into INTERNAL (a bug in the sim, logged loudly).
+// into INTERNAL (a bug in the sim, logged loudly). A fault a test injected comes first.
 import { status as GrpcStatus, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { CallStats } from './call-stats.js';
+import type { FaultInjector } from './fault-injection.js';
 import type { RpcName } from './latency-model.js';
 import { SimError } from './sim-error.js';
+import type { StateStore } from './state-store.js';
 
 export interface HandlerEnv {
   stats: CallStats;
   logger: Logger;
+  faults: FaultInjector;
+  store: StateStore;
 }
 
 export function unaryHandler<Req, Res>(env: HandlerEnv, rpc: RpcName, impl: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
   return (call, callback: sendUnaryData<Res>) => {
     const end = env.stats.begin(rpc);
     const startedMs = performance.now();
-    impl(call.request).then(
+    env.faults
+      .apply(rpc, call.request, env.store)
+      .then(() => impl(call.request))
+      .then(
       (reply) => {
         end();
         env.logger.trace({ rpc, durationMs: Math.round(performance.now() - startedMs) }, 'CRI call');
