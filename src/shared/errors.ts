@@ -67,10 +67,54 @@ export function toWire(err: unknown): WireError {
   return { code: ErrorCodes.INTERNAL, message: String(err) };
 }
 
-export function fromWire(wire: WireError): ShardletError {
-  return new ShardletError(wire.code, wire.message, wire.details ?? {});
+/** Upstream's waiting reasons for a container whose start failed at one step. */
+export const CONTAINER_WAITING_REASONS = [
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+] as const;
+export type ContainerWaitingReason = (typeof CONTAINER_WAITING_REASONS)[number];
+
+/**
+ * A container's start failed at one step (its image, its config): the waiting
+ * reason upstream shows for it, and, when a backoff decides the next try, how long
+ * until then. The fields also travel in `details`, so the wire form says the same.
+ */
+export class ContainerStartError extends ShardletError {
+  override name = 'ContainerStartError';
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly reason: ContainerWaitingReason,
+    readonly container: string,
+    readonly retryAfterMs?: number,
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, { ...details, reason, container, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  }
 }
 
-export function isCode(err: unknown, code: string): boolean {
-  return (err as { code?: unknown } | null)?.code === code;
+/** Rebuilds the coded error another thread sent, as the class it was thrown as. */
+export function fromWire(wire: WireError): ShardletError {
+  const details = wire.details ?? {};
+  const { reason, container, retryAfterMs } = details;
+  if (isWaitingReason(reason) && typeof container === 'string') {
+    return new ContainerStartError(
+      wire.code as ErrorCode,
+      wire.message,
+      reason,
+      container,
+      typeof retryAfterMs === 'number' ? retryAfterMs : undefined,
+      details,
+    );
+  }
+  return new ShardletError(wire.code, wire.message, details);
+}
+
+function isWaitingReason(value: unknown): value is ContainerWaitingReason {
+  return (CONTAINER_WAITING_REASONS as readonly unknown[]).includes(value);
 }

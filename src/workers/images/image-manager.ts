@@ -5,7 +5,7 @@
 // across all shards.
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
-import { ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
+import { ContainerStartError, ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
 import type { PodApiData, PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
 import type { AuthConfig } from '../../generated/cri/runtime/v1/AuthConfig.js';
 import { KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS, exponentialDelayMs } from '../../shared/backoff.js';
@@ -58,20 +58,23 @@ export class ImageManager {
       const present = await this.presentImage(image);
       if (present) return { imageRef: present.id, alreadyPresent: true, pullMs: 0, sizeBytes: present.sizeBytes };
       if (policy === 'Never') {
-        throw new ShardletError(
+        throw new ContainerStartError(
           ErrorCodes.IMAGE_NEVER_PULL,
           `Container image "${image}" is not present with pull policy of Never`,
-          { reason: 'ErrImageNeverPull', container: container.name },
+          'ErrImageNeverPull',
+          container.name,
         );
       }
     }
     const key = `${pod.metadata?.uid}/${image}`;
     const backoff = this.backoffByKey.get(key);
     if (backoff && nowMs < backoff.untilMs) {
-      throw new ShardletError(
+      throw new ContainerStartError(
         ErrorCodes.IMAGE_PULL_BACKOFF,
         `Back-off pulling image "${image}": ${backoff.lastMessage}`,
-        { reason: 'ImagePullBackOff', container: container.name, retryAfterMs: backoff.untilMs - nowMs },
+        'ImagePullBackOff',
+        container.name,
+        backoff.untilMs - nowMs,
       );
     }
     const pullStartedMs = Date.now();
@@ -79,7 +82,7 @@ export class ImageManager {
     try {
       auths = pullAuthsFor(image, pod, apiData);
     } catch (err) {
-      throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, (err as Error).message, { reason: 'ErrImagePull', container: container.name });
+      throw new ContainerStartError(ErrorCodes.IMAGE_PULL_FAILED, (err as Error).message, 'ErrImagePull', container.name);
     }
     const outcome = await this.pullThroughCoordinator(image, auths, (pod.spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
     if (outcome.ok) {
@@ -89,11 +92,7 @@ export class ImageManager {
     const failures = (backoff?.failures ?? 0) + 1;
     const delayMs = exponentialDelayMs(failures - 1, PULL_BACKOFF);
     this.backoffByKey.set(key, { failures, untilMs: Date.now() + delayMs, lastMessage: outcome.error.message });
-    throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, outcome.error.message, {
-      reason: 'ErrImagePull',
-      container: container.name,
-      retryAfterMs: delayMs,
-    });
+    throw new ContainerStartError(ErrorCodes.IMAGE_PULL_FAILED, outcome.error.message, 'ErrImagePull', container.name, delayMs);
   }
 
   private async pullWithEach(image: string, auths: AuthConfig[]): Promise<string> {

@@ -63,8 +63,8 @@ function makeKeyring(pod: Pod, apiData: PodApiData): Keyring {
     } catch (err) {
       // Upstream's MakeDockerKeyring fails the pull on a secret it cannot parse.
       const secretRef = `${pod.metadata?.namespace ?? ''}/${name}`;
+      // The image manager makes it the container's ErrImagePull.
       throw new ShardletError(ErrorCodes.IMAGE_PULL_FAILED, `invalid image pull secret ${secretRef}: ${(err as Error).message}`, {
-        reason: 'ErrImagePull',
         secret: name,
       });
     }

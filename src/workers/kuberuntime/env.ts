@@ -7,7 +7,7 @@
 // (enableServiceLinks) are left out: shardlet does not watch Services.
 import { cpus, totalmem } from 'node:os';
 import { statfsSync } from 'node:fs';
-import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { ContainerStartError, ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { containerLimits, effectiveRequests } from '../../shared/qos.js';
 import { parseBytes, parseCpuMillis, type QuantityInput } from '../../shared/quantity.js';
 import type { ConfigMapData, PodApiData, SecretData, ShardSettings } from '../../shared/shard-protocol.js';
@@ -149,10 +149,8 @@ function namespaceOf(args: EnvArgs): string {
 /** Upstream's message as is: it becomes the container's waiting message under CreateContainerConfigError. */
 function apiObjectError(args: EnvArgs, message: string): ShardletError {
   const pod = `${namespaceOf(args)}/${args.pod.metadata?.name ?? ''}`;
-  return new ShardletError(ErrorCodes.CREATE_CONTAINER_CONFIG, message, {
-    reason: 'CreateContainerConfigError',
+  return new ContainerStartError(ErrorCodes.CREATE_CONTAINER_CONFIG, message, 'CreateContainerConfigError', args.container.name ?? '', undefined, {
     pod,
-    container: args.container.name,
     cause: message,
   });
 }

@@ -1,7 +1,7 @@
 // Starting one container, as upstream's kubeGenericRuntimeManager.startContainer:
 // make sure its image is there, build its config, CreateContainer, StartContainer.
 // A failure is returned as the waiting reason upstream would show for it.
-import { ShardletError } from '../../shared/errors.js';
+import { ContainerStartError, type ContainerWaitingReason } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
@@ -104,11 +104,8 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   return undefined;
 }
 
-function failureFrom(err: unknown, defaultReason: string): StartFailure {
-  if (err instanceof ShardletError) {
-    const reason = typeof err.details.reason === 'string' ? err.details.reason : defaultReason;
-    const retryAfterMs = typeof err.details.retryAfterMs === 'number' ? err.details.retryAfterMs : undefined;
-    return { reason, message: err.message, retryAfterMs };
-  }
+/** The step's own reason when it said one, else the reason upstream gives a failure of that step. */
+function failureFrom(err: unknown, defaultReason: ContainerWaitingReason): StartFailure {
+  if (err instanceof ContainerStartError) return { reason: err.reason, message: err.message, retryAfterMs: err.retryAfterMs };
   return { reason: defaultReason, message: (err as Error).message };
 }
