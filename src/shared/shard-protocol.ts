@@ -97,6 +97,8 @@ export interface SyncPodResult {
   runtimeObjects: Record<string, RuntimeObjectState>;
   /** The same as the sync found them before acting: what its decisions already took into account. */
   actedOnObjects: Record<string, RuntimeObjectState>;
+  /** Dead containers and sandboxes the sync's own GC removed: the relist reporting them gone is no news. */
+  removedObjectIds: string[];
 }
 
 /** The span of a pod's image pulls, which the pod-startup SLO leaves out of the start latency. */

@@ -43,6 +43,7 @@ export class Shard {
     let actedOn: RuntimePodStatus | undefined;
     let waitingReasons: Record<string, { reason: string; message: string }> = {};
     let requeueAfterMs: number | undefined;
+    let removedObjectIds: string[] = [];
     try {
       if (request.kind === 'sync') {
         const outcome = await syncPod(deps, pod, nowMs, { apiData: request.apiData, runtimeKnownEmpty: request.runtimeKnownEmpty });
@@ -50,6 +51,7 @@ export class Shard {
         actedOn = outcome.before;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
+        removedObjectIds = outcome.removedIds;
       } else {
         runtime = await this.stopPod(deps, pod, request);
       }
@@ -74,6 +76,7 @@ export class Shard {
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
+      removedObjectIds,
     };
   }
 

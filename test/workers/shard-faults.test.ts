@@ -134,3 +134,26 @@ test('a sandbox that dies is replaced by one new sandbox and the container runs 
   assert.equal(sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY').length, 1);
   assert.equal(sandboxes.find((sandbox) => sandbox.state === 'SANDBOX_READY')?.metadata?.attempt, 1);
 });
+
+test('a crash-looping container: the sync that restarts it removes the older dead instance and says so', async () => {
+  const crashing: Pod = { ...pod('loop'), spec: { ...pod('loop').spec!, containers: [{ name: 'app', image: IMAGE, command: ['false'] }] } };
+  let result = await sync(crashing);
+  const removed: string[] = [];
+  // Each sync restarts the exited container (the first restart is immediate; later ones wait for the backoff,
+  // so the test stops the container itself and syncs again once the runtime shows it exited).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const running = await containersOf('loop', 'CONTAINER_RUNNING');
+    for (const container of running) await harness.client.stopContainer({ container_id: container.id, timeout: 0 });
+    result = await sync(crashing, { previousStatus: result.status });
+    removed.push(...result.removedObjectIds);
+  }
+  const left = await containersOf('loop');
+  assert.ok(removed.length > 0, 'some dead instance was removed');
+  for (const id of removed) assert.ok(!left.some((container) => container.id === id), `${id} is gone from the runtime`);
+  assert.ok(left.filter((container) => container.state === 'CONTAINER_EXITED').length <= 1, 'at most one dead instance is kept');
+});
+
+async function containersOf(uid: string, state?: string) {
+  const items = (await harness.client.listContainers({})).containers ?? [];
+  return items.filter((container) => container.labels?.['io.kubernetes.pod.uid'] === uid && (state === undefined || container.state === state));
+}

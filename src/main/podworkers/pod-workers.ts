@@ -58,6 +58,8 @@ interface PodWork {
   /** The pod's sandboxes and containers as its last completed sync saw them, at its end and before it acted. */
   seenObjects: Record<string, RuntimeObjectState>;
   actedOnObjects: Record<string, RuntimeObjectState>;
+  /** What the last sync removed itself (its dead-instance GC). */
+  removedObjectIds: ReadonlySet<string>;
   /** PLEG events that came while a sync ran: judged against what that sync saw. */
   parkedEvents: PlegEvent[];
 }
@@ -250,6 +252,7 @@ export class PodWorkers {
     work.working = false;
     work.seenObjects = result.runtimeObjects;
     work.actedOnObjects = result.actedOnObjects;
+    work.removedObjectIds = new Set(result.removedObjectIds);
     if (hasNews(work.parkedEvents, work)) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncResult(work.pod, result, kind);
@@ -330,6 +333,7 @@ function newWork(uid: string, pod: Pod): PodWork {
     restartRequested: false,
     seenObjects: {},
     actedOnObjects: {},
+    removedObjectIds: new Set(),
     parkedEvents: [],
   };
 }
@@ -338,9 +342,11 @@ function newWork(uid: string, pod: Pod): PodWork {
 const LIFECYCLE_RANK: Partial<Record<RuntimeObjectState, number>> = { created: 0, running: 1, exited: 2 };
 
 /** True unless every event is a creation or start the last sync saw (or saw past), or an exit it acted on. */
-function hasNews(events: PlegEvent[], known: Pick<PodWork, 'seenObjects' | 'actedOnObjects'>): boolean {
+function hasNews(events: PlegEvent[], known: Pick<PodWork, 'seenObjects' | 'actedOnObjects' | 'removedObjectIds'>): boolean {
   return events.some((event) => {
     if (event.state === 'exited') return known.actedOnObjects[event.id] !== 'exited';
+    // The pod's own GC removed it: the sync already knows (a crash loop's cleanup is no reason to sync again).
+    if (event.state === 'none' && known.removedObjectIds.has(event.id)) return false;
     if (event.state !== 'created' && event.state !== 'running') return true;
     const seenRank = LIFECYCLE_RANK[known.seenObjects[event.id]];
     return seenRank === undefined || seenRank < LIFECYCLE_RANK[event.state]!;

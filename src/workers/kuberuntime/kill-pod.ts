@@ -100,28 +100,35 @@ export const DEAD_CONTAINERS_KEPT_PER_NAME = 1;
  * Removes exited containers beyond the newest one per name, created ones a newer
  * instance replaced, and dead sandboxes other than the newest, as upstream's
  * container GC does for a live pod (it evicts every container that is not running).
+ * Resolves with the IDs it removed: the relist will report them gone, and that is
+ * not news to the pod.
  */
-export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
+export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<string[]> {
   const exitedSeenByName = new Map<string, number>();
+  const removedIds: string[] = [];
   const removals: Array<Promise<void>> = [];
+  const removeContainer = (id: string) => {
+    removedIds.push(id);
+    removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: id })));
+  };
   for (const container of runtime.containers) {
     if (neverStartedAndReplaced(runtime, container)) {
-      removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: container.id })));
+      removeContainer(container.id);
       continue;
     }
     if (container.state !== 'exited') continue;
     const seen = exitedSeenByName.get(container.name) ?? 0;
     exitedSeenByName.set(container.name, seen + 1);
-    if (seen >= DEAD_CONTAINERS_KEPT_PER_NAME) {
-      removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: container.id })));
-    }
+    if (seen >= DEAD_CONTAINERS_KEPT_PER_NAME) removeContainer(container.id);
   }
   const sandboxesInUse = new Set(runtime.containers.map((c) => c.sandboxId));
   for (const sandbox of runtime.sandboxes.slice(1)) {
     if (sandbox.state === 'ready' || sandboxesInUse.has(sandbox.id)) continue;
+    removedIds.push(sandbox.id);
     removals.push(ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id })));
   }
   await Promise.all(removals);
+  return removedIds;
 }
 
 /** A CREATED container (left by a kubelet that died before StartContainer) with a newer instance of its name: it will never start. */

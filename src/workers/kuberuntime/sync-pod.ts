@@ -37,6 +37,8 @@ export interface SyncOutcome {
   createdContainerIds: string[];
   /** The init container this sync started, if it did. */
   startedInitId?: string;
+  /** Dead containers and sandboxes this sync's GC removed. */
+  removedIds: string[];
 }
 
 /** How soon a pod whose init container is still running is looked at again. */
@@ -60,7 +62,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
     ? emptyRuntimePodStatus(uid, name, namespace)
     : await getRuntimePodStatus(deps.cri, uid, name, namespace);
   const actions = computePodActions(pod, runtime, nowMs);
-  const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [] };
+  const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [], removedIds: [] };
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
     const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);
@@ -96,7 +98,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   await startWhatIsDue(deps, { pod, runtime, actions, outcome, nowMs, volumePaths, apiData });
   if (outcome.changed) outcome.runtime = await runtimeAfterActions(deps, outcome);
   if (outcome.startedInitId) noteInitContainerRecheck(outcome, outcome.startedInitId);
-  await removeDeadInstances(deps, outcome.runtime);
+  outcome.removedIds = await removeDeadInstances(deps, outcome.runtime);
   return outcome;
 }
 

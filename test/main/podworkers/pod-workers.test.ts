@@ -29,7 +29,7 @@ class ControlledHost implements PodSyncHost {
   /** Completes the oldest sync in flight. */
   async finish(status: Partial<SyncPodResult> = {}): Promise<void> {
     const request = this.requests[this.requests.length - this.pending.length];
-    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, ...status } as SyncPodResult);
+    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [], ...status } as SyncPodResult);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -246,4 +246,16 @@ test('an exit the last sync acted on wakes nobody; one it only saw after acting 
   await host.finish({ actedOnObjects: { s1: 'running' }, runtimeObjects: { s1: 'running', app2: 'exited' } });
   workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerDied', id: 'app2', state: 'exited' }]);
   assert.equal(host.requests.length, 3, 'nobody has acted on the crash yet');
+});
+
+test('a dead instance the sync removed itself wakes nobody when the relist reports it gone; any other removal does', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
+  workers.updatePod({ type: 'create', pod: pod('u1') });
+  // A crash-loop sync: it restarted the app (app3) and its GC removed the oldest dead instance (app1).
+  await host.finish({ actedOnObjects: { s1: 'running', app1: 'exited', app2: 'exited' }, runtimeObjects: { s1: 'running', app2: 'exited', app3: 'running' }, removedObjectIds: ['app1'] });
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerRemoved', id: 'app1', state: 'none' }]);
+  assert.equal(host.requests.length, 1, 'its own cleanup is no news');
+  workers.handlePlegEvents('u1', [{ podUid: 'u1', type: 'ContainerRemoved', id: 'app2', state: 'none' }]);
+  assert.equal(host.requests.length, 2, 'a container someone else removed is');
 });
