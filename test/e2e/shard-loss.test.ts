@@ -34,6 +34,11 @@ function runningPods(): number {
   return kubelet.podManager.pods().filter((pod) => kubelet.statuses.get(pod.metadata!.uid!)?.phase === 'Running').length;
 }
 
+/** Syncs the shard threads completed so far. */
+function completedSyncs(): number {
+  return kubelet.shardStats().reduce((sum, shard) => sum + shard.completed, 0);
+}
+
 /** Sandbox and container IDs per pod UID, as the runtime holds them. */
 async function runtimeIds(): Promise<Map<string, string[]>> {
   const idsByUid = new Map<string, string[]>();
@@ -81,14 +86,15 @@ test('a shard thread that dies is replaced and its pods resynced without duplica
   const before = await runtimeIds();
   const sandboxesCreated = sim.stats().calls.RunPodSandbox ?? 0;
   const containersCreated = sim.stats().calls.CreateContainer ?? 0;
+  const syncsBefore = completedSyncs();
 
   await kubelet.crashShard(0);
   await kubelet.crashShard(1);
   // A new pod after the loss proves the replacement shards take work.
   writeFileSync(join(manifestDir, 'late.yaml'), manifest('late', { containers: [{ name: 'main', image: 'busybox:1.35', command: ['sleep', 'infinity'] }] }));
   await waitUntil(async () => runningPods() === PODS + 1, 60_000, 'the late pod Running');
-  // Give the resync of every pod (triggered by the replacement) time to run.
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  // The replacements resync every pod of theirs: one completed sync per pod, plus the late pod's.
+  await waitUntil(async () => completedSyncs() >= syncsBefore + PODS + 1, 60_000, 'the resync of every pod');
 
   const afterLoss = await runtimeIds();
   for (const [uid, ids] of before) assert.deepEqual(afterLoss.get(uid), ids, `pod ${uid} kept its sandbox and containers`);
