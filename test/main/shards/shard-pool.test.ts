@@ -1,0 +1,87 @@
+// The shard pool with real worker threads against the simulated runtime: each pod's
+// sync runs on the shard its UID hashes to, the shards' pulls meet in the main
+// thread's coordinator (over the port each thread hands up at start), the PLEG relist
+// runs on its own thread, and a shard thread that dies is replaced and reported.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pino } from 'pino';
+import { PullCoordinator } from '../../../src/main/images/pull-coordinator.js';
+import { ShardPool } from '../../../src/main/shards/shard-pool.js';
+import { CriCallCounts } from '../../../src/shared/cri/call-counts.js';
+import type { Pod } from '../../../src/shared/types.js';
+import { startHarness, type SimHarness } from '../../simruntime/harness.js';
+import { waitUntil } from '../../helpers/kubelet-process.js';
+
+const IMAGE = 'registry.local/shared:1.0';
+const logger = pino({ level: 'silent' });
+let harness: SimHarness;
+let pool: ShardPool;
+let workDir: string;
+const replaced: number[] = [];
+
+before(async () => {
+  // Each pull takes a while, so pulls of the same image from both shards overlap.
+  harness = await startHarness({ scale: 1, jitter: 0, imageSizesBytes: { [IMAGE]: 50_000_000 } });
+  workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-pool-'));
+  pool = new ShardPool({
+    workers: 2,
+    settings: {
+      runtimeEndpoint: harness.sim.endpoint,
+      imageEndpoint: harness.sim.endpoint,
+      runtimeRequestTimeoutMs: 10_000,
+      nodeName: 'n1',
+      hostIP: '10.0.0.1',
+      rootDir: join(workDir, 'root'),
+      podLogsDir: join(workDir, 'logs'),
+      podPidsLimit: -1,
+      clusterDNS: [],
+      clusterDomain: 'cluster.local',
+      resolvConf: '',
+      logLevel: 'silent',
+      criCallCounts: new CriCallCounts().buffer,
+    },
+    pulls: new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }),
+    logger,
+    onShardReplaced: (index) => replaced.push(index),
+    faultInjection: true,
+  });
+});
+
+after(async () => {
+  await pool.close();
+  await harness.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const pod = (uid: string): Pod => ({
+  metadata: { uid, name: uid, namespace: 'default' },
+  spec: { containers: [{ name: 'app', image: IMAGE, imagePullPolicy: 'IfNotPresent' }], terminationGracePeriodSeconds: 0 },
+});
+
+/** Pod UIDs that land on shard 0 and on shard 1. */
+function uidsOnEachShard(): [string, string] {
+  const byShard: string[] = [];
+  for (let i = 0; byShard.filter(Boolean).length < 2; i++) byShard[pool.shardOf(`pod-${i}`)] ??= `pod-${i}`;
+  return [byShard[0]!, byShard[1]!];
+}
+
+test('pods on both shards run, their pull of one image is made once, and the relist sees them', async () => {
+  const uids = uidsOnEachShard();
+  const results = await Promise.all(uids.map((uid) => pool.sync({ kind: 'sync', pod: pod(uid) })));
+  for (const result of results) assert.equal(result.status.phase, 'Running', JSON.stringify(result.errors));
+  assert.equal(harness.sim.stats().calls.PullImage, 1, 'the second shard followed the first one\'s pull');
+  const relist = await pool.relist();
+  assert.deepEqual(relist.runtimePods?.map((ref) => ref.uid).sort(), [...uids].sort());
+});
+
+test('a shard thread that dies is replaced and reported, and its replacement syncs', async () => {
+  const [onShard0] = uidsOnEachShard();
+  await pool.crashShard(0);
+  await waitUntil(async () => replaced.includes(0), 30_000, 'the replacement of shard 0');
+  const result = await pool.sync({ kind: 'sync', pod: pod(onShard0) });
+  assert.equal(result.status.phase, 'Running');
+  assert.equal(harness.sim.stats().calls.RunPodSandbox, 2, 'the resync found the sandbox and made none');
+});
