@@ -19,6 +19,8 @@ export interface KubeletProcess {
   rootDir: string;
   /** Every JSON log line so far. */
   logs: Array<Record<string, unknown>>;
+  /** Everything shardlet wrote to stderr so far (also passed through to the test's stderr). */
+  readonly stderr: string;
   pods(): Promise<Pod[]>;
   /** SIGTERM to shardlet's process group; resolves once it exited. */
   stop(): Promise<void>;
@@ -71,7 +73,11 @@ export async function startKubelet(options: {
     }
     if (process.env.SHARDLET_TEST_LOGS) process.stderr.write(chunk);
   });
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
+  });
   const kubelet: KubeletProcess = {
     child,
     port,
@@ -82,11 +88,14 @@ export async function startKubelet(options: {
       const reply = await fetch(`http://127.0.0.1:${port}/pods`);
       return ((await reply.json()) as { items: Pod[] }).items;
     },
+    get stderr() {
+      return stderr;
+    },
     stop: () => signalGroup(child, 'SIGTERM'),
     kill9: () => signalGroup(child, 'SIGKILL'),
   };
   await waitUntil(async () => {
-    if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}: ${stderr.slice(-2_000)}`);
     try {
       return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
     } catch {

@@ -9,10 +9,10 @@ import { after, before, test } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { PullCoordinator } from '../../src/main/images/pull-coordinator.js';
-import { CriCallCounts } from '../../src/shared/cri/call-counts.js';
-import type { ShardSettings, SyncPodRequest, SyncPodResult } from '../../src/shared/shard-protocol.js';
+import type { SyncPodRequest, SyncPodResult } from '../../src/shared/shard-protocol.js';
 import type { Pod } from '../../src/shared/types.js';
 import { Shard } from '../../src/workers/shard.js';
+import { testShardSettings } from '../helpers/shard-settings.js';
 import { startHarness, type SimHarness } from '../simruntime/harness.js';
 
 const IMAGE = 'registry.local/app:1.0';
@@ -24,21 +24,7 @@ let workDir: string;
 before(async () => {
   harness = await startHarness({ scale: 0 }, { preloadImages: [IMAGE] });
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-faults-'));
-  const settings: ShardSettings = {
-    runtimeEndpoint: harness.sim.endpoint,
-    imageEndpoint: harness.sim.endpoint,
-    runtimeRequestTimeoutMs: 1_000,
-    nodeName: 'n1',
-    hostIP: '10.0.0.1',
-    rootDir: join(workDir, 'root'),
-    podLogsDir: join(workDir, 'logs'),
-    podPidsLimit: -1,
-    clusterDNS: [],
-    clusterDomain: 'cluster.local',
-    resolvConf: '',
-    logLevel: 'silent',
-    criCallCounts: new CriCallCounts().buffer,
-  };
+  const settings = testShardSettings(harness.sim.endpoint, workDir, { runtimeRequestTimeoutMs: 1_000 });
   shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
 });
 

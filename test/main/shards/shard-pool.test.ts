@@ -10,8 +10,8 @@ import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { PullCoordinator } from '../../../src/main/images/pull-coordinator.js';
 import { ShardPool } from '../../../src/main/shards/shard-pool.js';
-import { CriCallCounts } from '../../../src/shared/cri/call-counts.js';
 import type { Pod } from '../../../src/shared/types.js';
+import { testShardSettings } from '../../helpers/shard-settings.js';
 import { startHarness, type SimHarness } from '../../simruntime/harness.js';
 import { waitUntil } from '../../helpers/kubelet-process.js';
 
@@ -28,21 +28,7 @@ before(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-pool-'));
   pool = new ShardPool({
     workers: 2,
-    settings: {
-      runtimeEndpoint: harness.sim.endpoint,
-      imageEndpoint: harness.sim.endpoint,
-      runtimeRequestTimeoutMs: 10_000,
-      nodeName: 'n1',
-      hostIP: '10.0.0.1',
-      rootDir: join(workDir, 'root'),
-      podLogsDir: join(workDir, 'logs'),
-      podPidsLimit: -1,
-      clusterDNS: [],
-      clusterDomain: 'cluster.local',
-      resolvConf: '',
-      logLevel: 'silent',
-      criCallCounts: new CriCallCounts().buffer,
-    },
+    settings: testShardSettings(harness.sim.endpoint, workDir),
     pulls: new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }),
     logger,
     onShardReplaced: (index) => replaced.push(index),
