@@ -331,7 +331,7 @@ export class Kubelet {
       {
         pods: () => this.podManager.pods(),
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
-        healthy: () => (this.started ? this.syncLoop!.plegHealth(Date.now()) : { ok: false, reason: 'shardlet is starting' }),
+        healthy: () => (this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' }),
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
       },
@@ -345,7 +345,7 @@ export class Kubelet {
       const timer = setInterval(run, periodMs);
       this.timers.push(timer);
     };
-    every(SYNC_TICK_MS, () => this.podWorkers!.syncDue(Date.now()));
+    every(SYNC_TICK_MS, () => this.syncLoop!.syncTick(Date.now()));
     every(HOUSEKEEPING_PERIOD_MS, () => {
       this.syncLoop!.housekeeping();
       this.pruneTerminalRecordsOnce();

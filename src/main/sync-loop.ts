@@ -33,6 +33,8 @@ export interface SyncLoopDeps {
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
 export const RELIST_THRESHOLD_MS = 3 * 60_000;
+/** The least time the sync loop may go without a tick before /healthz fails (upstream's syncLoopHealthCheck). */
+export const MIN_SYNC_LOOP_STALL_MS = 5 * 60_000;
 
 export class SyncLoop {
   /** Pods present in the runtime, by UID, as the last PLEG relist saw them. */
@@ -41,12 +43,30 @@ export class SyncLoop {
   private runtimePodsAsOfMs = 0;
   private relistFailing = false;
   private lastRelistOkMs: number;
+  /** When the sync tick last ran (upstream's LatestLoopEntryTime); 0 before the first. */
+  private lastLoopEntryMs = 0;
   /** Pods admission refused: they stay known (with a Failed status) but never get a pod worker. */
   private readonly rejectedUids = new Set<string>();
 
 
   constructor(private readonly deps: SyncLoopDeps) {
     this.lastRelistOkMs = Date.now();
+  }
+
+  /** The 1 s sync tick: runs every pod whose resync or backoff is due, and notes that the loop is alive. */
+  syncTick(nowMs: number): void {
+    this.lastLoopEntryMs = nowMs;
+    this.deps.podWorkers.syncDue(nowMs);
+  }
+
+  /**
+   * /healthz: upstream's syncloop check (no tick for twice the resync period, at
+   * least 5 minutes) and its PLEG check, in that order.
+   */
+  health(nowMs: number, syncFrequencyMs: number): { ok: boolean; reason: string } {
+    const stallMs = Math.max(2 * syncFrequencyMs, MIN_SYNC_LOOP_STALL_MS);
+    if (this.lastLoopEntryMs > 0 && nowMs > this.lastLoopEntryMs + stallMs) return { ok: false, reason: 'sync Loop took longer than expected' };
+    return this.plegHealth(nowMs);
   }
 
   /** Upstream's PLEG health check, behind /healthz. */

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { PodManager } from '../../src/main/pod/pod-manager.js';
 import type { PodWorkers, UpdatePodOptions } from '../../src/main/podworkers/pod-workers.js';
 import { PodStatusCache } from '../../src/main/status/pod-status-cache.js';
-import { RELIST_THRESHOLD_MS, SyncLoop } from '../../src/main/sync-loop.js';
+import { MIN_SYNC_LOOP_STALL_MS, RELIST_THRESHOLD_MS, SyncLoop } from '../../src/main/sync-loop.js';
 import { admitPod } from '../../src/shared/admission/admit-pod.js';
 import type { Pod } from '../../src/shared/types.js';
 
@@ -144,4 +144,24 @@ test('a pod whose handling throws is logged and skipped; the other pods of the s
   assert.equal(failures.length, 1);
   assert.equal(failures[0]!.uid, 'bad');
   assert.match(String(failures[0]!.err), /Maximum call stack/);
+});
+
+test('/healthz fails when the sync loop has not ticked for twice the resync period, at least 5 minutes (upstream syncLoopHealthCheck)', () => {
+  const { loop, workers } = setup();
+  const due: number[] = [];
+  (workers as unknown as { syncDue: (nowMs: number) => void }).syncDue = (nowMs) => due.push(nowMs);
+  // Only the sync loop's own verdict is read here: the PLEG check (no relist in this test) fails after 3 minutes on its own.
+  const stalled = (atMs: number, syncFrequencyMs: number) => loop.health(atMs, syncFrequencyMs).reason === 'sync Loop took longer than expected';
+  const now = Date.now();
+  assert.equal(stalled(now + 60 * 60_000, 60_000), false, 'no verdict before the first tick');
+  loop.syncTick(now);
+  assert.deepEqual(due, [now], 'the tick runs the due pods');
+  assert.equal(stalled(now + MIN_SYNC_LOOP_STALL_MS, 60_000), false);
+  assert.equal(stalled(now + MIN_SYNC_LOOP_STALL_MS + 1, 60_000), true);
+  assert.equal(loop.health(now + MIN_SYNC_LOOP_STALL_MS + 1, 60_000).ok, false);
+  // A 10-minute resync period allows 20 minutes.
+  assert.equal(stalled(now + 20 * 60_000, 10 * 60_000), false);
+  assert.equal(stalled(now + 20 * 60_000 + 1, 10 * 60_000), true);
+  loop.syncTick(now + 20 * 60_000);
+  assert.equal(stalled(now + 20 * 60_000 + 1, 10 * 60_000), false, 'a tick ends the stall');
 });
