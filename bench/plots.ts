@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { FloorResult, RunResult } from './results.js';
 import type { BenchPlan, ScenarioPlan } from './scenarios.js';
 import { renderPanels, type Chart, type Series } from './svg-chart.js';
+import type { ThreadCpuPerPod } from './thread-cpu.js';
 
 const WORKER_COLORS: Record<number, string> = { 0: '#1f77b4', 1: '#ff7f0e', 2: '#2ca02c', 4: '#d62728', 8: '#9467bd' };
 const OTHER_COLORS = ['#8c564b', '#e377c2', '#17becf', '#bcbd22'];
@@ -125,5 +126,27 @@ function sweepCharts(sweep: ScenarioPlan, { runsById, floorsById }: PlotInputs):
   return [
     { title: 'pods/s to all Running against --workers', xLabel: '--workers', yLabel: 'pods/s', xCategories: workers, series: seriesOf((run) => run.start!.podsPerSecond, true) },
     { title: 'shardlet CPU per pod start against --workers', xLabel: '--workers', yLabel: 'CPU ms per pod', xCategories: workers, series: seriesOf((run) => run.start!.cpuMsPerPod, false) },
+    ...threadBreakdownCharts(lines, workers),
   ];
+}
+
+/** Per profile and source: CPU ms per pod of the main thread, the shards, the PLEG and the rest, against --workers. */
+function threadBreakdownCharts(lines: Map<string, RunResult[]>, workers: number[]): Chart[] {
+  const parts: Array<[string, string, (perPod: ThreadCpuPerPod) => number]> = [
+    ['main thread', '#d62728', (perPod) => perPod.mainMs],
+    ['shard threads', '#1f77b4', (perPod) => perPod.shardsMs],
+    ['PLEG thread', '#2ca02c', (perPod) => perPod.plegMs],
+    ['other (GC, libuv)', '#7f7f7f', (perPod) => perPod.otherMs],
+  ];
+  return [...lines].flatMap(([label, lineRuns]) => {
+    const measured = lineRuns.filter((run) => run.start?.threadCpuPerPod).sort((a, b) => a.spec.workers - b.spec.workers);
+    if (measured.length === 0) return [];
+    const series: Series[] = parts.map(([part, color, pick]) => ({
+      label: part,
+      color,
+      dots: true,
+      points: measured.map((run) => [run.spec.workers, pick(run.start!.threadCpuPerPod!)] as [number, number]),
+    }));
+    return [{ title: `CPU per pod start by thread against --workers, ${label}`, xLabel: '--workers', yLabel: 'CPU ms per pod', xCategories: workers, series }];
+  });
 }

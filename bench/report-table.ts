@@ -4,6 +4,7 @@ import type { CriCallsByMethod } from './bench-runtime.js';
 import type { ChurnMeasurement, FloorResult, RunResult } from './results.js';
 import type { BenchPlan, ScenarioPlan } from './scenarios.js';
 import { sumOf, type LatencySummary } from './stats.js';
+import { threadCpuLine } from './thread-cpu.js';
 
 /** Short names for the CRI breakdown, in the order a pod start makes the calls. */
 const CRI_ABBREVIATIONS: ReadonlyArray<[string, string]> = [
@@ -144,6 +145,9 @@ function renderStartTable(scenario: ScenarioPlan, runsById: Map<string, RunResul
     }
     if (row.run.start) lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${criBreakdown(row.run.start.criCalls, row.run.spec.pods)}`);
   }
+  const threadRows = rows.filter((r) => r.run.start);
+  if (threadRows.length > 0) lines.push('', 'shardlet CPU per pod start by thread (each thread measures itself):');
+  for (const row of threadRows) lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${threadCpuLine(row.run.start!.threadCpuPerPod)}`);
   const apiRows = rows.filter((r) => r.run.start?.apiPodsRunning !== undefined);
   if (apiRows.length > 0) lines.push('', 'API writes until all Running, and pods the API server showed Running then:');
   for (const row of apiRows) {

@@ -1,4 +1,5 @@
 // What a run and a floor measure; results.json holds these as they are.
+import type { ThreadCpuPerPod } from './thread-cpu.js';
 import type { CriCallsByMethod } from './bench-runtime.js';
 import type { FloorSpec, RunSpec } from './scenarios.js';
 import type { LatencySummary } from './stats.js';
@@ -27,6 +28,8 @@ export interface StartMeasurement {
   /** shardlet's CPU time (all threads) from just before submitting to all Running. */
   cpuSeconds: number;
   cpuMsPerPod: number;
+  /** The same CPU per pod split by thread, with the main thread's ceiling; undefined when shardlet does not report it. */
+  threadCpuPerPod?: ThreadCpuPerPod;
   peakRssMiB: number;
   /** Undefined when the runtime and shardlet both cannot count them. */
   criCalls?: CriCallsByMethod;

@@ -3,6 +3,7 @@
 // Running and the figures the pod-startup SLO and the design ask for; with a steady
 // window, shardlet's cost while nothing changes; with churn, the soak (churn.ts).
 // Everything it started is stopped and removed afterwards, whatever happened.
+import { threadCpuPerPod } from './thread-cpu.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,12 +85,14 @@ async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
   const pods = benchPods(spec.pods, spec.imageSet.images);
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
+  const threadsBefore = await shardlet.threadCpu();
   const cpuBefore = processCpuSeconds(shardlet.pid);
   const firstSubmittedMs = Date.now();
   const submittedAtMs = await run.submitter.submit(pods);
   const submitMs = Date.now() - firstSubmittedMs;
   const records = await waitAllRunning(run, submittedAtMs);
   const cpuSeconds = processCpuSeconds(shardlet.pid) - cpuBefore;
+  const threadsAfter = await shardlet.threadCpu();
   const criAfter = await criCallsOf(run);
   const starts = records.map((record) => podStart(record, submittedAtMs.get(record.pod)!));
   const allRunningMs = Math.max(...starts.map((start) => start.runningAtMs)) - firstSubmittedMs;
@@ -101,6 +104,7 @@ async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
     podsPerSecond: spec.pods / (allRunningMs / 1000),
     cpuSeconds,
     cpuMsPerPod: (cpuSeconds * 1000) / spec.pods,
+    threadCpuPerPod: threadsBefore && threadsAfter ? threadCpuPerPod(threadsBefore, threadsAfter, spec.pods) : undefined,
     peakRssMiB: processMemory(shardlet.pid).peakRssMiB,
     criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
     apiWrites: api?.kubeletWrites(spec.pods) ?? {},
@@ -146,6 +150,7 @@ async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   }
   const windowSeconds = (Date.now() - startedMs) / 1000;
   const cpuSeconds = processCpuSeconds(shardlet.pid) - cpuBefore;
+  const threadsAfter = await shardlet.threadCpu();
   const criAfter = await criCallsOf(run);
   const memory = processMemory(shardlet.pid);
   return {

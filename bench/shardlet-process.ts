@@ -1,6 +1,7 @@
 // shardlet as the bench runs it: its own process (so /proc gives its CPU and memory
 // alone), flags on the command line, and its read-only port for health, per-pod
 // start records and CRI call counters.
+import type { ThreadCpuReport } from '../src/shared/thread-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -121,6 +122,14 @@ export class ShardletProcess {
     if (reply.status === 404) return undefined;
     if (!reply.ok) throw new Error(`shardlet GET /stats/cri: HTTP ${reply.status}`);
     return ((await reply.json()) as { calls: CriCallsByMethod }).calls;
+  }
+
+  /** CPU time of each of shardlet's threads so far; undefined when this build does not report it. */
+  async threadCpu(): Promise<ThreadCpuReport | undefined> {
+    const reply = await fetch(`http://127.0.0.1:${this.port}/stats/threads`);
+    if (reply.status === 404) return undefined;
+    if (!reply.ok) throw new Error(`shardlet GET /stats/threads: HTTP ${reply.status}`);
+    return (await reply.json()) as ThreadCpuReport;
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within the grace period. */

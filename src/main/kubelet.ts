@@ -22,6 +22,7 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { ShardPool } from './shards/shard-pool.js';
+import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
@@ -148,6 +149,13 @@ export class Kubelet {
     await this.shards?.close();
     await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
+  }
+
+  /** CPU time of every thread of shardlet so far (/stats/threads, read by the bench). */
+  async threadCpu(): Promise<ThreadCpuReport> {
+    const processUsage = process.cpuUsage();
+    const workers = (await this.shards?.threadCpuMicros()) ?? { shardsMicros: [], plegMicros: 0 };
+    return { mainMicros: ownThreadCpuMicros(), ...workers, processMicros: processUsage.user + processUsage.system };
   }
 
   /** Tasks each shard completed, with its run and wait p99 (the summary log, and tests of shard loss). */
@@ -334,6 +342,7 @@ export class Kubelet {
         healthy: () => (this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' }),
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
+        threadCpu: () => this.threadCpu(),
       },
       this.logger,
     );

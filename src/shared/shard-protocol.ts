@@ -196,3 +196,6 @@ export function isPullPortMessage(message: unknown): message is PullPortMessage 
   const candidate = message as Partial<PullPortMessage> | null;
   return candidate?.kind === 'pull-port' && candidate.port instanceof MessagePort;
 }
+
+/** The name of the function every worker thread exports for its own CPU time (piscina's `run(…, { name })`). */
+export const THREAD_CPU_TASK = 'threadCpuMicros';

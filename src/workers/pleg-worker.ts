@@ -3,6 +3,7 @@
 // never runs on the main thread.
 import { workerData } from 'node:worker_threads';
 import type { RelistResult, WorkerBootData } from '../shared/shard-protocol.js';
+import { ownThreadCpuMicros } from '../shared/thread-cpu.js';
 import { Relister } from './pleg/relist.js';
 import { openShardCri } from './shard-cri.js';
 
@@ -11,4 +12,9 @@ const relister = new Relister(openShardCri(boot.settings));
 
 export default function runRelist(): Promise<RelistResult> {
   return relister.relist();
+}
+
+/** The PLEG thread's own CPU time (piscina task by name), for the per-thread figures on /stats/threads. */
+export function threadCpuMicros(): number {
+  return ownThreadCpuMicros();
 }

@@ -6,6 +6,7 @@ import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../shared/comlink-node.js';
 import { createLogger } from '../shared/logging.js';
 import { pullPortMessage, type PullCoordinatorApi, type ShardTask, type SyncPodResult, type WorkerBootData } from '../shared/shard-protocol.js';
+import { ownThreadCpuMicros } from '../shared/thread-cpu.js';
 import { Shard } from './shard.js';
 
 const boot = workerData as WorkerBootData;
@@ -24,4 +25,9 @@ export default async function runShardTask(task: ShardTask): Promise<SyncPodResu
     process.exit(1);
   }
   return shard.sync(task.request);
+}
+
+/** The shard thread's own CPU time (piscina task by name), for the per-thread figures on /stats/threads. */
+export function threadCpuMicros(): number {
+  return ownThreadCpuMicros();
 }

@@ -64,6 +64,10 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
       assert.ok(start.cpuSeconds > 0 && start.peakRssMiB > 0, `${result.spec.id}: cpu ${start.cpuSeconds} s, peak RSS ${start.peakRssMiB} MiB`);
       assert.ok(start.criCalls?.RunPodSandbox !== undefined && start.criCalls.RunPodSandbox >= result.spec.pods, `${result.spec.id}: a sandbox per pod`);
       if (result.spec.source === 'api') assert.ok(Object.keys(start.apiWrites).length > 0, `${result.spec.id}: shardlet wrote pod statuses`);
+      const byThread = start.threadCpuPerPod;
+      assert.ok(byThread && byThread.mainMs > 0, `${result.spec.id}: the main thread's CPU per pod`);
+      if (result.spec.workers > 0) assert.ok(byThread.shardsMs > 0, `${result.spec.id}: the shard threads synced the pods`);
+      else assert.equal(byThread.shardsMs, 0, `${result.spec.id}: no shard thread at --workers 0`);
     }
     const steady = results.runs.filter((r) => r.steady);
     assert.equal(steady.length, 1, 'one run kept going for the steady window');
@@ -81,10 +85,10 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
     assert.ok(churn.samples.length > 0 && churn.samples.every((sample) => sample.rssMiB > 0), 'RSS sampled');
     assert.equal(churn.windows.length, 10);
     for (const count of Object.values(churn.leaks)) assert.ok(Number.isInteger(count) && count >= 0, 'leak counts');
-    // Log directories are not asserted: pods' log dirs outlive them until defect 6 is fixed.
     assert.equal(churn.leaks.sandboxes, 0, 'no sandbox left of a deleted pod');
     assert.equal(churn.leaks.containers, 0, 'no container left of a deleted pod');
     assert.equal(churn.leaks.podDirs, 0, 'no pod directory left of a deleted pod');
+    assert.equal(churn.leaks.logDirs, 0, 'no log directory left of a deleted pod');
     assert.match(stdout, /^churn\s+static\s+20\s+1\s/m, 'a churn row');
     assert.ok(results.targets.some((target) => /^churn .*leaked \d+ sandboxes/.test(target.text)), 'the leaks in the targets');
   });

@@ -1,11 +1,13 @@
 // The kubelet's read-only HTTP endpoints on localhost: /healthz, /pods (a PodList
 // with the statuses the shards computed, as upstream's read-only /pods) and
-// /stats/startup (per-pod start latency) and /stats/cri (CRI calls per method), read
+// /stats/startup (per-pod start latency), /stats/cri (CRI calls per method) and
+// /stats/threads (CPU time per thread), read
 // by the bench (?seenSince=<epoch ms> for the pods seen since then).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import type { ThreadCpuReport } from '../../shared/thread-cpu.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 
 const LISTEN_HOST = '127.0.0.1';
@@ -22,6 +24,7 @@ export interface ReadOnlyServerSource {
   healthy(): { ok: boolean; reason: string };
   startupRecords(): Array<{ seenAtMs: number }>;
   criCalls(): Record<string, number>;
+  threadCpu(): Promise<ThreadCpuReport>;
 }
 
 export class ReadOnlyServer {
@@ -81,6 +84,13 @@ export class ReadOnlyServer {
       }
       case '/stats/cri':
         return send(res, 200, { calls: this.source.criCalls() });
+      case '/stats/threads':
+        // Asks every worker thread for its own figure; a thread that cannot answer makes it a 503, the server stays up.
+        this.source.threadCpu().then(
+          (report) => send(res, 200, report),
+          (err: Error) => send(res, 503, { message: `thread CPU unavailable: ${err.message}` }),
+        );
+        return;
       default:
         return send(res, 404, { message: `no handler for ${path}` });
     }

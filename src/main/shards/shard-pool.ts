@@ -10,6 +10,7 @@ import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
 import {
   isPullPortMessage,
+  THREAD_CPU_TASK,
   type RelistResult,
   type ShardSettings,
   type ShardTask,
@@ -80,6 +81,17 @@ export class ShardPool {
     const index = this.shardOf(request.pod.metadata?.uid ?? '');
     const task: ShardTask = { op: 'sync', request };
     return this.threads[index].pool.run(task) as Promise<SyncPodResult>;
+  }
+
+  /** CPU time of each shard thread and of the PLEG thread (none with --workers 0: the main thread does their work). */
+  async threadCpuMicros(): Promise<{ shardsMicros: number[]; plegMicros: number }> {
+    if (this.inlineShard) return { shardsMicros: [], plegMicros: 0 };
+    const byName = { name: THREAD_CPU_TASK };
+    const [shardsMicros, plegMicros] = await Promise.all([
+      Promise.all(this.threads.map((thread) => thread.pool.run(null, byName) as Promise<number>)),
+      this.plegPool!.run(null, byName) as Promise<number>,
+    ]);
+    return { shardsMicros, plegMicros };
   }
 
   /** One PLEG relist, off the main thread unless --workers 0. */

@@ -7,12 +7,13 @@ import { pino } from 'pino';
 import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
 import { ReadOnlyServer, type ReadOnlyServerSource } from '../../../src/main/server/read-only-server.js';
 
-const source = (records: Array<{ seenAtMs: number; pod: string }>): ReadOnlyServerSource => ({
+const source = (records: Array<{ seenAtMs: number; pod: string }>, threadCpu?: ReadOnlyServerSource['threadCpu']): ReadOnlyServerSource => ({
   pods: () => [],
   statusOf: () => undefined,
   healthy: () => ({ ok: true, reason: '' }),
   startupRecords: () => records,
   criCalls: () => ({}),
+  threadCpu: threadCpu ?? (async () => ({ mainMicros: 5, shardsMicros: [2, 3], plegMicros: 1, processMicros: 20 })),
 });
 
 test('a taken port rejects with SHARDLET_LISTEN_FAILED naming the flag and the port', async () => {
@@ -67,3 +68,27 @@ function rawRequest(port: number, text: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+test('/stats/threads serves the per-thread CPU report; a thread that cannot answer is a 503, not a crash', async () => {
+  let failing = false;
+  const report = { mainMicros: 5, shardsMicros: [2, 3], plegMicros: 1, processMicros: 20 };
+  const server = new ReadOnlyServer(
+    source([], async () => {
+      if (failing) throw new Error('worker exited');
+      return report;
+    }),
+    pino({ level: 'silent' }),
+  );
+  const port = await server.listen(0, '--read-only-port');
+  try {
+    const ok = await fetch(`http://127.0.0.1:${port}/stats/threads`);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), report);
+    failing = true;
+    const unavailable = await fetch(`http://127.0.0.1:${port}/stats/threads`);
+    assert.equal(unavailable.status, 503);
+    assert.match(((await unavailable.json()) as { message: string }).message, /worker exited/);
+  } finally {
+    await server.close();
+  }
+});

@@ -71,3 +71,10 @@ test('a shard thread that dies is replaced and reported, and its replacement syn
   assert.equal(result.status.phase, 'Running');
   assert.equal(harness.sim.stats().calls.RunPodSandbox, 2, 'the resync found the sandbox and made none');
 });
+
+test('each worker thread reports its own CPU time', async () => {
+  const cpu = await pool.threadCpuMicros();
+  assert.equal(cpu.shardsMicros.length, 2);
+  for (const micros of cpu.shardsMicros) assert.ok(micros > 0, `a shard thread that synced used CPU: ${micros}`);
+  assert.ok(cpu.plegMicros > 0, 'the PLEG thread that relisted used CPU');
+});
