@@ -207,3 +207,15 @@ test('admitPod: the pod already in activePods (same UID) is not counted twice', 
   const again = structuredClone(candidate);
   assert.deepEqual(admitPod(candidate, [again, pod(), pod()], SMALL_NODE), ADMIT);
 });
+
+test('a pod replaced with a new spec is admitted by its new requests, not the ones computed for the old object', () => {
+  const node = { name: 'n1', labels: {}, taints: [], allocatable: { cpuMillis: 1000, memoryBytes: 8 << 30, pods: 110 } };
+  const withCpu = (cpu: string): Pod => ({
+    metadata: { uid: 'grows', name: 'grows', namespace: 'default' },
+    spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu } } }] },
+  });
+  const small = withCpu('100m');
+  const newcomer: Pod = { metadata: { uid: 'new', name: 'new', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '500m' } } }] } };
+  assert.equal(admitPod(newcomer, [small], node).admit, true);
+  assert.equal(admitPod(newcomer, [withCpu('600m')], node).admit, false, 'the updated pod leaves no room');
+});
