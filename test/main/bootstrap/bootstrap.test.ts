@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { ClientCertificateRotation, ensureClientCertificate } from '../../../src/main/bootstrap/index.js';
+import { ClientCertificateRotation, ensureClientCertificate, ensureServingCertificate } from '../../../src/main/bootstrap/index.js';
 import { bootstrapTokenSecret, type KubeObject } from '../../../src/testapiserver/index.js';
 import { eventually, startHarness, type Harness } from '../../testapiserver/harness.js';
 
@@ -158,5 +158,28 @@ describe('TLS bootstrap with auto-approval off', () => {
     } finally {
       abort.abort();
     }
+  });
+});
+
+describe('serving certificate (serverTLSBootstrap)', () => {
+  let node: Node;
+  before(async () => {
+    node = await startCluster();
+  });
+  after(async () => {
+    await node.h.close();
+    await rm(node.certDir, { recursive: true, force: true });
+  });
+
+  it('gets a kubelet-serving certificate for the node\'s names and addresses, asked as the node', async () => {
+    await ensureClientCertificate({ kubeconfigPath: node.kubeconfig, bootstrapKubeconfigPath: node.bootstrapKubeconfig, certDir: node.certDir, nodeName: 'n3', logger });
+    const serving = await ensureServingCertificate({ kubeconfigPath: node.kubeconfig, certDir: node.certDir, nodeName: 'n3', dnsNames: ['n3'], ipAddresses: ['10.0.0.3'], logger });
+    const cert = new X509Certificate(serving.certPem);
+    assert.equal(cert.subject.replace(/\n/g, ','), 'O=system:nodes,CN=system:node:n3');
+    assert.equal(cert.subjectAltName, 'DNS:n3, IP Address:10.0.0.3');
+    assert.ok(cert.checkHost('n3'));
+    const csr = csrs(node.h).find((c) => (c.spec as { signerName: string }).signerName === 'kubernetes.io/kubelet-serving');
+    assert.equal((csr?.spec as { username: string }).username, 'system:node:n3');
+    assert.equal(path.basename(serving.file), 'kubelet-server-current.pem');
   });
 });
