@@ -81,8 +81,8 @@ export function prepareCsrCreate(csr: KubeObject, requester: ClientIdentity | un
     throw invalid('CertificateSigningRequest', name, 'spec.expirationSeconds', `Invalid value: ${spec.expirationSeconds}: may not specify a duration less than 600 seconds (10 minutes)`);
   }
   const groups = requester?.groups ?? [];
-  csr.spec = { ...spec, username: requester?.user ?? '', uid: '', groups, extra: undefined };
-  delete (csr.spec as CsrSpec).extra;
+  const { extra: _ignoredExtra, ...requested } = spec;
+  csr.spec = { ...requested, username: requester?.user ?? '', uid: '', groups };
   csr.status = {};
 }
 
