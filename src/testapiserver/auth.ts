@@ -1,6 +1,7 @@
 // Authentication as kube-apiserver's x509 and bearer-token authenticators do it:
 // a client certificate signed by our CA (CN = user, O = groups), a static token,
-// or a service-account JWT this server issued through TokenRequest. Everyone
+// a bootstrap token (bootstrap-token.ts) or a service-account JWT this server
+// issued through TokenRequest. Everyone
 // authenticated may do everything: there is no authorizer.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -24,6 +25,8 @@ export interface ServiceAccountTokenRequest {
 
 export class Authenticator {
   private readonly tokens = new Map<string, ClientIdentity>();
+  /** Looks a bearer token up as a bootstrap token (the server sets it: it needs the store). */
+  bootstrapTokens?: (token: string) => ClientIdentity | undefined;
   /** Signs service-account tokens; a state directory keeps it so that issued tokens outlive a restart. */
   readonly signingKey: Buffer;
 
@@ -81,6 +84,6 @@ export class Authenticator {
     const header = req.headers.authorization;
     if (!header?.startsWith('Bearer ')) return undefined;
     const token = header.slice('Bearer '.length).trim();
-    return this.tokens.get(token) ?? this.verifyServiceAccountToken(token);
+    return this.tokens.get(token) ?? this.bootstrapTokens?.(token) ?? this.verifyServiceAccountToken(token);
   }
 }

@@ -8,10 +8,21 @@ import { startTestApiServer } from './server.js';
 
 const USAGE = `usage: shardlet-test-apiserver [--port N] [--default-node-name NODE] [--kubeconfig-out DIR]
   [--node-name NODE] [--watch-history-size N] [--bookmark-interval-ms N] [--state-dir DIR]
+  [--csr-auto-approve=false] [--cluster-signing-duration DURATION]
 
   --state-dir DIR  keep the CA, keys, objects and port in DIR and start from what an
                    earlier run left there: stop the server and start it again with the
-                   same DIR and every kubeconfig it wrote still works.`;
+                   same DIR and every kubeconfig it wrote still works.
+  --csr-auto-approve=false  leave the kubelet's CSRs Pending (kubectl certificate approve)
+  --cluster-signing-duration  lifetime of signed certificates, e.g. 8760h0m0s (default) or 90s`;
+
+/** A Go duration as kube-controller-manager's flags take it: 1h30m, 90s, 8760h0m0s. */
+function parseGoDurationMs(text: string): number {
+  const units: Record<string, number> = { h: 3600_000, m: 60_000, s: 1000, ms: 1 };
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) throw new Error(`--cluster-signing-duration: invalid duration ${JSON.stringify(text)}`);
+  return parts.reduce((total, [, value, unit]) => total + Number(value) * units[unit], 0);
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -23,6 +34,8 @@ async function main(): Promise<void> {
       'watch-history-size': { type: 'string' },
       'bookmark-interval-ms': { type: 'string' },
       'state-dir': { type: 'string' },
+      'csr-auto-approve': { type: 'string', default: 'true' },
+      'cluster-signing-duration': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -36,6 +49,8 @@ async function main(): Promise<void> {
     watchHistorySize: values['watch-history-size'] ? Number(values['watch-history-size']) : undefined,
     bookmarkIntervalMs: values['bookmark-interval-ms'] ? Number(values['bookmark-interval-ms']) : undefined,
     stateDir: values['state-dir'] ? path.resolve(values['state-dir']) : undefined,
+    autoApproveCsrs: values['csr-auto-approve'] !== 'false',
+    clusterSigningDurationMs: values['cluster-signing-duration'] ? parseGoDurationMs(values['cluster-signing-duration']) : undefined,
   });
   console.log(`test apiserver listening on ${server.url}`);
   const outDir = values['kubeconfig-out'];

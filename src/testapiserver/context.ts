@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth.js';
 import type { ResourceDef } from './resources.js';
 import type { Store } from './store.js';
+import type { ClientIdentity } from './tls.js';
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 export const DEFAULT_WATCH_TIMEOUT_SECONDS = 1800; // upstream's minRequestTimeout
@@ -27,4 +28,6 @@ export interface ResourceRequest {
   name?: string;
   subresource?: string;
   query: URLSearchParams;
+  /** Who asks (a CSR records its requester). */
+  user?: ClientIdentity;
 }

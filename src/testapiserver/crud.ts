@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conflict, invalid, notFound } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
+import { CSR_RESOURCE, csrUpdate, prepareCsrCreate } from './certificates.js';
 import { applyDefaults } from './defaults.js';
 import { applyPatch } from './patch.js';
 import { apiVersionOf } from './resources.js';
@@ -76,6 +77,7 @@ export function createObject(ctx: ServerContext, request: ResourceRequest, body:
   if (!obj.metadata.name) throw invalid(request.def.kind, '', 'metadata.name', 'Required value: name or generateName is required');
   for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete obj.metadata[field];
   applyDefaults(request.key, obj, ctx.defaultNodeName);
+  if (request.key === CSR_RESOURCE.key) prepareCsrCreate(obj, request.user);
   const created = ctx.store.create(refOf(request), obj);
   if (request.key === 'namespaces') seedNamespaceContents(ctx.store, created.metadata.name, ctx.caPem);
   return created;
@@ -98,7 +100,8 @@ function writeUpdate(ctx: ServerContext, request: ResourceRequest, current: Kube
   checkUidPrecondition(request, current, incoming);
   const expectedRv = incoming.metadata.resourceVersion;
   let next: KubeObject;
-  if (request.subresource === 'status') next = { ...current, status: incoming.status };
+  if (request.key === CSR_RESOURCE.key) next = csrUpdate(request.subresource, current, incoming);
+  else if (request.subresource === 'status') next = { ...current, status: incoming.status };
   else {
     next = { ...incoming, metadata: { ...incoming.metadata, deletionTimestamp: current.metadata.deletionTimestamp, deletionGracePeriodSeconds: current.metadata.deletionGracePeriodSeconds } };
     if (request.def.subresources.includes('status')) next.status = current.status;

@@ -17,6 +17,7 @@ export const SERVER_VERSION = {
 
 const SUBRESOURCE_VERBS: Record<string, string[]> = {
   status: ['get', 'patch', 'update'],
+  approval: ['get', 'patch', 'update'],
   binding: ['create'],
   token: ['create'],
 };

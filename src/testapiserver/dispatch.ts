@@ -11,6 +11,7 @@ import { openApiV3Document, openApiV3Root } from './openapi.js';
 import { parseResourcePath, splitApiPath } from './router.js';
 import { bindPodTo, requestToken } from './subresources.js';
 import { toTable, wantsTable } from './table.js';
+import type { ClientIdentity } from './tls.js';
 import { serveWatch } from './watch.js';
 
 export type CountRequest = (verb: string, resource: string) => void;
@@ -91,13 +92,14 @@ async function serveResource(ctx: ServerContext, request: ResourceRequest, verb:
 }
 
 /** Serves one request; `count` records it as verb + resource[/subresource]. */
-export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, count: CountRequest): Promise<void> {
+export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, count: CountRequest, user?: ClientIdentity): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
   if (req.method === 'GET' && serveFixedPath(req, res, url.pathname)) return;
   if (req.method === 'GET' && serveDiscovery(res, url.pathname)) return;
   const gv = splitApiPath(url.pathname);
   const request = gv && parseResourcePath(gv, url.searchParams);
   if (!request) throw notFoundPath(url.pathname);
+  request.user = user;
   const verb = verbOf(req.method ?? 'GET', request);
   count(verb, request.subresource ? `${request.key}/${request.subresource}` : request.key);
   await serveResource(ctx, request, verb, req, res);

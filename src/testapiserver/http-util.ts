@@ -1,10 +1,13 @@
 // Reading request bodies and writing JSON answers and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api-error.js';
+import { decodeProtobufCsr } from './csr-protobuf.js';
+
+const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024; // upstream's request size limit
 
-export async function readBody(req: IncomingMessage): Promise<string> {
+async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -12,12 +15,17 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'request entity too large');
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
 }
 
 /** The JSON body, or undefined when the body is empty. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0].trim();
+  if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufCsr(await readBodyBytes(req));
   const text = await readBody(req);
   if (!contentType.endsWith('json') && text.length > 0) {
     // Only JSON is spoken; a 415 makes client-go fall back to JSON.

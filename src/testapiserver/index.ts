@@ -3,3 +3,5 @@ export { startTestApiServer, type ClientCredentials, type TestApiServer, type Te
 export type { KubeconfigIdentity } from './kubeconfig.js';
 export type { Store } from './store.js';
 export type { KubeObject } from './types.js';
+export { bootstrapTokenSecret } from './bootstrap-token.js';
+export { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER } from './certificates.js';

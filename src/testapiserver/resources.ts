@@ -25,6 +25,7 @@ export const RESOURCES: ResourceDef[] = [
   { group: '', version: 'v1', plural: 'serviceaccounts', singular: 'serviceaccount', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], verbs: CRUD, subresources: ['token'] },
   { group: '', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], verbs: CRUD, subresources: [] },
   { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease', namespaced: true, verbs: CRUD, subresources: [] },
+  { group: 'certificates.k8s.io', version: 'v1', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest', kind: 'CertificateSigningRequest', namespaced: false, shortNames: ['csr'], verbs: CRUD, subresources: ['approval', 'status'] },
   { group: 'events.k8s.io', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], verbs: CRUD, subresources: [] },
 ];
 

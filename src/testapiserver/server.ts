@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { unauthorized } from './api-error.js';
 import { Authenticator } from './auth.js';
+import { authenticateBootstrapToken } from './bootstrap-token.js';
+import { CsrController, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-controller.js';
 import { DEFAULT_BOOKMARK_INTERVAL_MS, type ServerContext } from './context.js';
 import { dispatch } from './dispatch.js';
 import { sendError } from './http-util.js';
@@ -23,6 +25,13 @@ export interface TestApiServerOptions {
   /** Watch events retained per resource; older resourceVersions get 410 Expired. */
   watchHistorySize?: number;
   bookmarkIntervalMs?: number;
+  /**
+   * Approve the kubelet's CSRs as kube-controller-manager's csrapproving controller
+   * does (default true); false leaves them Pending for a test or kubectl to decide.
+   */
+  autoApproveCsrs?: boolean;
+  /** Lifetime of the certificates the CSR signer issues (--cluster-signing-duration; default one year). */
+  clusterSigningDurationMs?: number;
   /** Static bearer tokens accepted for the admin identity. */
   adminTokens?: string[];
   /**
@@ -71,7 +80,8 @@ function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, coun
   const server = https.createServer(
     { key: ca.serving.keyPem, cert: ca.serving.certPem, ca: ca.ca.certPem, requestCert: true, rejectUnauthorized: false },
     (req, res) => {
-      if (!ctx.authenticator.authenticate(req)) {
+      const user = ctx.authenticator.authenticate(req);
+      if (!user) {
         sendError(res, unauthorized());
         return;
       }
@@ -80,7 +90,7 @@ function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, coun
         counts.set(key, (counts.get(key) ?? 0) + 1);
       };
       ctx.logger?.debug({ method: req.method, url: req.url }, 'apiserver request');
-      dispatch(ctx, req, res, count).catch((err: unknown) => sendError(res, err));
+      dispatch(ctx, req, res, count, user).catch((err: unknown) => sendError(res, err));
     },
   );
   server.on('connection', (socket: Socket) => {
@@ -121,6 +131,13 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   };
   if (saved.snapshot) ctx.store.restore(saved.snapshot);
   else seedCluster(ctx.store, ca.ca.certPem);
+  authenticator.bootstrapTokens = (token) => authenticateBootstrapToken(ctx.store, token);
+  const csrController = new CsrController(ctx.store, ca.ca, {
+    autoApprove: options.autoApproveCsrs ?? true,
+    signingDurationMs: options.clusterSigningDurationMs ?? DEFAULT_CLUSTER_SIGNING_DURATION_MS,
+    logger: options.logger,
+  });
+  csrController.start();
   const saver = stateDir ? new StoreSaver(stateDir, ctx.store) : undefined;
   if (saver) ctx.store.onChange = () => saver.schedule();
   const counts = new Map<string, number>();
@@ -154,6 +171,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       listener = await listen(ctx, ca, port, counts);
     },
     stop: async () => {
+      csrController.stop();
       await stopListening();
       await saver?.flush();
       await ca.destroy();

@@ -110,7 +110,34 @@ const NAMESPACE_COLUMNS: Column[] = [
   DEFAULT_COLUMNS[1],
 ];
 
+/** The CONDITION column, as upstream's printer's extractCSRStatus: Denied over Approved over Pending, then Failed and Issued. */
+export function csrCondition(csr: Obj): string {
+  const conditions: Obj[] = csr.status?.conditions ?? [];
+  const has = (type: string): boolean => conditions.some((c) => c.type === type);
+  let condition = has('Denied') ? 'Denied' : has('Approved') ? 'Approved' : 'Pending';
+  if (has('Failed')) condition += ',Failed';
+  if (csr.status?.certificate) condition += ',Issued';
+  return condition;
+}
+
+/** Go's duration.HumanDuration for the REQUESTEDDURATION column. */
+function requestedDuration(csr: Obj): string {
+  const seconds = csr.spec?.expirationSeconds;
+  if (typeof seconds !== 'number') return '<none>';
+  return humanAge(new Date(Date.now() - seconds * 1000).toISOString());
+}
+
+const CSR_COLUMNS: Column[] = [
+  DEFAULT_COLUMNS[0],
+  DEFAULT_COLUMNS[1],
+  { name: 'SignerName', type: 'string', description: 'The signer the request is for', cells: (c) => c.spec?.signerName ?? '' },
+  { name: 'Requestor', type: 'string', description: 'Name of the requesting user', cells: (c) => c.spec?.username ?? '' },
+  { name: 'RequestedDuration', type: 'string', description: 'The requested lifetime', cells: requestedDuration },
+  { name: 'Condition', type: 'string', description: 'The request\'s approval and issuance', cells: csrCondition },
+];
+
 function columnsFor(resourceKey: string): Column[] {
+  if (resourceKey === 'certificatesigningrequests.certificates.k8s.io') return CSR_COLUMNS;
   if (resourceKey === 'pods') return POD_COLUMNS;
   if (resourceKey === 'namespaces') return NAMESPACE_COLUMNS;
   if (resourceKey === 'nodes') return NODE_COLUMNS;
