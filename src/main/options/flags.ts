@@ -357,10 +357,11 @@ function parseNodeIPs(raw: string): string[] {
 function parseLabels(raw: string): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const item of splitList(raw)) {
+    // As upstream's ConfigurationMap: a key without "=" gets an empty value (OpenShift passes
+    // --node-labels=node-role.kubernetes.io/worker).
     const equals = item.indexOf('=');
-    if (equals < 0) throw new Error(`${JSON.stringify(item)} is not key=value`);
-    const key = item.slice(0, equals);
-    const value = item.slice(equals + 1);
+    const key = equals < 0 ? item : item.slice(0, equals);
+    const value = equals < 0 ? '' : item.slice(equals + 1);
     const reason = qualifiedNameError(key) ?? labelValueError(value);
     if (reason) throw new Error(`label ${JSON.stringify(item)}: ${reason}`);
     labels[key] = value;

@@ -24,6 +24,8 @@ test('flag forms as pflag accepts them', () => {
     { argv: ['--cluster-dns=10.96.0.10,fd00::a'], want: { clusterDNS: ['10.96.0.10', 'fd00::a'] } },
     { argv: ['--node-ip', '192.168.100.15'], want: { nodeIPs: ['192.168.100.15'] } },
     { argv: ['-h'], want: { help: true } },
+    // Upstream's ConfigurationMap: a key alone is an empty value, as OpenShift's unit passes it.
+    { argv: ['--node-labels=node-role.kubernetes.io/worker'], want: { nodeLabels: { 'node-role.kubernetes.io/worker': '' } } },
     { argv: ['--version'], want: { version: true } },
     {
       argv: ['--node-labels=node-role.kubernetes.io/master=,node.openshift.io/os_id=rhcos'],
@@ -61,7 +63,7 @@ test('bad flags throw FLAG_INVALID naming the flag', () => {
     { argv: ['--cluster-dns=not-an-ip'], mentions: '--cluster-dns' },
     { argv: ['--node-ip=10.0.0.1,10.0.0.2'], mentions: '--node-ip' },
     { argv: ['--register-with-taints=key=value:Sometimes'], mentions: '--register-with-taints' },
-    { argv: ['--node-labels=novalue'], mentions: '--node-labels' },
+    { argv: ['--node-labels=bad key=1'], mentions: '--node-labels' },
     { argv: ['--max-parallel-image-pulls=0'], mentions: '--max-parallel-image-pulls' },
     { argv: ['--read-only-port=70000'], mentions: '--read-only-port' },
     { argv: ['stray'], mentions: 'stray' },
