@@ -246,7 +246,7 @@ function zeroDurationFlag(field: string, value: unknown): boolean {
 }
 
 function problemError(problem: ConfigProblem, config: KubeletConfigFile | undefined, flagByField: Map<string, string>): ShardletError {
-  const topField = problem.field.replace(/\[.*$/, '');
+  const topField = problem.field.replace(/[[.].*$/, '');
   const flagName = flagByField.get(topField);
   if (flagName) {
     return new ShardletError(ErrorCodes.FLAG_INVALID, `invalid value for flag --${flagName}: ${problem.reason}`, { flag: flagName });
