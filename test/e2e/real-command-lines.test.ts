@@ -6,7 +6,7 @@
 // it does not act on yet in its one start-up warning.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -118,6 +118,12 @@ async function provideFiles(node: RealNode, nodeName: string): Promise<void> {
   const bootstrap = flagValue(node.args, 'bootstrap-kubeconfig');
   // A bootstrap kubeconfig alongside a usable --kubeconfig: the kubeconfig wins, as upstream.
   if (bootstrap) await api.writeKubeconfig(bootstrap, { user: 'kubelet', nodeName, token: BOOTSTRAP_TOKEN });
+  // Serving certificate files must be readable at start-up, as upstream (k3s names its own).
+  const serving = await api.clientCredentials({ user: 'kubelet', nodeName });
+  for (const [flag, pem] of [['tls-cert-file', serving.certPem], ['tls-private-key-file', serving.keyPem]] as const) {
+    const path = flagValue(node.args, flag);
+    if (path) writeFileSync(path, pem);
+  }
   for (const caFile of ['etc/kubernetes/pki/ca.crt', 'etc/kubernetes/kubelet-ca.crt', 'var/lib/rancher/k3s/agent/client-ca.crt']) {
     mkdirSync(dirname(node.inRoot(caFile)), { recursive: true });
     copyFileSync(api.caFile, node.inRoot(caFile));

@@ -3,7 +3,8 @@
 // the command-line flags over it (flags win, as upstream's
 // kubeletConfigFlagPrecedence), validates the result and resolves it into the one
 // KubeletOptions object the kubelet reads.
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { DecodeError, decodeSingleDocument, quote } from '../../shared/manifest/bounded-decode.js';
@@ -201,6 +202,28 @@ function defaultSerializeImagePulls(maxParallelImagePulls: number | undefined): 
 
 /** Loads --config and the --config-dir drop-ins (if given) and merges the flags over them. */
 export async function resolveKubeletOptions(flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): Promise<KubeletOptions> {
+  const options = await loadAndMerge(flags, env);
+  await checkServingFiles(options);
+  return options;
+}
+
+/**
+ * Upstream loads tlsCertFile and tlsPrivateKeyFile at start-up and fails when they
+ * cannot be read; shardlet does not serve :10250 yet, but a node whose files are
+ * missing must fail here as it would with the upstream kubelet.
+ */
+async function checkServingFiles(options: KubeletOptions): Promise<void> {
+  for (const [field, flag, path] of [['tlsCertFile', 'tls-cert-file', options.tlsCertFile], ['tlsPrivateKeyFile', 'tls-private-key-file', options.tlsPrivateKeyFile]] as const) {
+    if (path === '') continue;
+    try {
+      await access(path, constants.R_OK);
+    } catch (err) {
+      throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${field} (--${flag}) ${path}: cannot read the serving certificate file: ${(err as Error).message}`, { field, path });
+    }
+  }
+}
+
+async function loadAndMerge(flags: KubeletFlags, env: ResolveEnv): Promise<KubeletOptions> {
   const file = flags.config ? await loadKubeletConfig(flags.config) : undefined;
   const configDir = flags.upstream?.['config-dir'] as string | undefined;
   if (!configDir) return mergeFlags(file, flags, env);
@@ -271,6 +294,8 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     certDir: (flags.upstream?.['cert-dir'] as string | undefined) || `${rootDir}/pki`,
     rotateCertificates: fields.rotateCertificates as boolean,
     serverTLSBootstrap: fields.serverTLSBootstrap as boolean,
+    tlsCertFile: (fields.tlsCertFile as string | undefined) ?? '',
+    tlsPrivateKeyFile: (fields.tlsPrivateKeyFile as string | undefined) ?? '',
     startupNotices: {
       deprecations: (flags.deprecations ?? []).map((entry) => entry.message),
       decodeWarnings: config?.warnings ?? [],

@@ -29,6 +29,9 @@ export interface KubeletOptions {
   certDir: string;
   rotateCertificates: boolean;
   serverTLSBootstrap: boolean;
+  /** Serving certificate and key files (tlsCertFile / --tls-cert-file), '' when not set; checked readable at start-up. */
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
   startupNotices: StartupNotices;
   /** Path of the kubeconfig (--kubeconfig); '' runs standalone (static pods only). */
   kubeconfig: string;

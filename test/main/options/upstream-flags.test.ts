@@ -121,3 +121,17 @@ test('--help groups flags as upstream and marks the deprecated ones', () => {
 test('the Kubernetes version is a semver kubeadm accepts', () => {
   assert.match(kubeletVersion(), /^v1\.34\.0-shardlet\.\d+\.\d+\.\d+$/);
 });
+
+test('a tlsCertFile that cannot be read fails start-up naming the field and the file, as upstream', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'shardlet-tls-'));
+  try {
+    const configFile = join(dir, 'kubelet.yaml');
+    const missing = join(dir, 'serving.crt');
+    await writeFile(configFile, `${HEADER}tlsCertFile: ${missing}\n`);
+    await assert.rejects(resolveKubeletOptions(parseFlags(['--config', configFile]), env), fails(ErrorCodes.CONFIG_INVALID, 'tlsCertFile', missing));
+    await writeFile(missing, 'certificate');
+    assert.equal((await resolveKubeletOptions(parseFlags(['--config', configFile]), env)).tlsCertFile, missing);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
