@@ -137,6 +137,8 @@ export interface KubeletConfigFile {
   fields: Readonly<Record<string, unknown>>;
   /** Lenient-decoding warnings: the unknown fields the strict pass refused, as upstream logs them. */
   warnings?: string[];
+  /** Only --config-dir drop-ins, no --config file: they merge over the legacy flag defaults, as upstream. */
+  dropInsOnly?: boolean;
 }
 
 /** Things outside the config that resolution reads; tests swap them. */
@@ -230,8 +232,13 @@ async function loadAndMerge(flags: KubeletFlags, env: ResolveEnv): Promise<Kubel
   const dropIns = await Promise.all((await listConfigDir(configDir)).map(loadKubeletConfig));
   // Drop-ins merge over the --config file in lexical order; errors still name the file a field came from last.
   const merged = dropIns.reduce<KubeletConfigFile>(
-    (base, dropIn) => ({ path: `${base.path ? `${base.path}, ` : ''}${dropIn.path}`, fields: mergeFields(base.fields, dropIn.fields), warnings: [...(base.warnings ?? []), ...(dropIn.warnings ?? [])] }),
-    file ?? { path: '', fields: {} },
+    (base, dropIn) => ({
+      ...base,
+      path: `${base.path ? `${base.path}, ` : ''}${dropIn.path}`,
+      fields: mergeFields(base.fields, dropIn.fields),
+      warnings: [...(base.warnings ?? []), ...(dropIn.warnings ?? [])],
+    }),
+    file ?? { path: '', fields: {}, dropInsOnly: true },
   );
   return mergeFlags(merged, flags, env);
 }
@@ -239,7 +246,8 @@ async function loadAndMerge(flags: KubeletFlags, env: ResolveEnv): Promise<Kubel
 /** Flags win over the file; the merged result is validated, naming the file field or flag a bad value came from. */
 export function mergeFlags(config: KubeletConfigFile | undefined, flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): KubeletOptions {
   const fileFields = config?.fields ?? {};
-  const fields = applyConfigDefaults(config ? fileFields : { ...LEGACY_DEFAULTS_WITHOUT_CONFIG, ...fileFields });
+  const legacy = !config || config.dropInsOnly === true;
+  const fields = applyConfigDefaults(legacy ? { ...LEGACY_DEFAULTS_WITHOUT_CONFIG, ...fileFields } : fileFields);
   const flagByField = new Map<string, string>();
   for (const [field, value, flagName] of upstreamFlagFields(flags)) {
     setFieldPath(fields, field, zeroDurationFlag(field, value) ? ZERO_MEANS_DEFAULT[field] : value);

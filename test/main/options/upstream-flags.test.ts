@@ -87,6 +87,10 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, maps merged,
     assert.deepEqual(options.systemReserved, { cpu: '100m', memory: '1Gi' }, 'maps merge key by key');
     assert.equal(options.clusterDomain, 'flag.local', 'flags win over drop-ins');
     assert.equal(options.configDir, join(dir, 'conf.d'));
+    assert.equal(options.readOnlyPort, 0, 'with --config, the v1beta1 default');
+    const dropInsOnly = await resolveKubeletOptions(parseFlags([`--config-dir=${join(dir, 'conf.d')}`]), env);
+    assert.equal(dropInsOnly.maxPods, 30);
+    assert.equal(dropInsOnly.readOnlyPort, 10255, 'drop-ins alone merge over the legacy flag defaults, as upstream');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
