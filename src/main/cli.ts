@@ -3,11 +3,13 @@
 // the kubelet runs until SIGTERM/SIGINT. A bad flag or config exits 1 with one line
 // naming the flag or field; nothing else reaches the user as a stack trace.
 import { ShardletError } from '../shared/errors.js';
+import type { Logger } from 'pino';
 import { createLogger, levelForVerbosity } from '../shared/logging.js';
+import type { StartupNotices } from './options/kubelet-options.js';
 import { Kubelet } from './kubelet.js';
 import { helpText, parseFlags } from './options/flags.js';
 import { resolveKubeletOptions } from './options/kubelet-config.js';
-import { packageVersion } from './version.js';
+import { kubeletVersion } from './version.js';
 
 const EXIT_USAGE = 1;
 
@@ -18,11 +20,12 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (flags.version) {
-    process.stdout.write(`shardlet v${packageVersion()}\n`);
+    process.stdout.write(`Kubernetes ${kubeletVersion()}\n`);
     return;
   }
   const options = await resolveKubeletOptions(flags);
   const logger = createLogger(levelForVerbosity(options.verbosity), { thread: 'main' });
+  logStartupNotices(logger, options.startupNotices);
   const kubelet = new Kubelet(options, logger);
   let stopping = false;
   const stop = (signal: string) => {
@@ -40,6 +43,15 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   await kubelet.start();
+}
+
+/** Upstream logs each of these once at start-up; the settings not acted on go in one warning. */
+function logStartupNotices(logger: Logger, notices: StartupNotices): void {
+  for (const message of notices.deprecations) logger.warn(message);
+  for (const message of notices.decodeWarnings) logger.warn(message);
+  if (notices.notActedOn.length > 0) {
+    logger.warn({ settings: notices.notActedOn }, `Settings accepted but not acted on yet by shardlet: ${notices.notActedOn.join(', ')}`);
+  }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

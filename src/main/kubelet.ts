@@ -31,7 +31,7 @@ import type { StatusManager } from './status/status-manager.js';
 import type { MirrorPods } from './status/mirror-pods.js';
 import type { EventRecorder } from './events/event-recorder.js';
 import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
-import { packageVersion } from './version.js';
+import { kubeletVersion } from './version.js';
 import type { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { podObject } from '../shared/events/event-types.js';
 import { isPodStatusByKubeletEqual } from './status/status-equality.js';
@@ -223,7 +223,7 @@ export class Kubelet {
   private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
     const { options, logger } = this;
     const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: `v${packageVersion()}` });
+    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: kubeletVersion() });
     this.nodeStatus = nodeStatus;
     const lease = new cluster.NodeLeaseController({
       clients,

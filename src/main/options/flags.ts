@@ -7,8 +7,10 @@ import { availableParallelism } from 'node:os';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { labelValueError, qualifiedNameError } from '../../shared/manifest/names.js';
 import { parseGoDuration } from './duration.js';
+import { parseFeatureGates } from './feature-gates.js';
 import type { NodeTaint } from './kubelet-options.js';
 import { parseTaintSpec } from './taints.js';
+import { CONFIG_FLAG_DEPRECATION, UPSTREAM_FLAGS, type FlagGroup, type UpstreamFlag } from './upstream-flags.js';
 
 export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -52,14 +54,21 @@ export interface KubeletFlags {
   faultInjection?: boolean;
   help?: boolean;
   version?: boolean;
+  /** Upstream flags flags.ts has no field for, by flag name (see upstream-flags.ts). */
+  upstream?: Record<string, unknown>;
+  /** Deprecated flags given, with upstream's deprecation text, in command-line order. */
+  deprecations?: Array<{ flag: string; message: string }>;
 }
 
-type FlagKey = keyof KubeletFlags;
+type FlagKey = Exclude<keyof KubeletFlags, 'upstream' | 'deprecations'>;
 
 interface FlagSpec {
   name: string;
   short?: string;
-  key: FlagKey;
+  /** The KubeletFlags field; undefined stores the value in `upstream` under the flag name. */
+  key?: FlagKey;
+  group: FlagGroup;
+  deprecated?: string;
   /** Placeholder shown in help; '' for booleans. */
   type: string;
   help: string;
@@ -78,7 +87,7 @@ export function defaultWorkers(): number {
   return Math.max(1, Math.min(availableParallelism() - 1, MAX_WORKERS_BY_DEFAULT));
 }
 
-const FLAG_SPECS: FlagSpec[] = [
+const OWN_FLAG_SPECS: FlagSpec[] = [
   str('config', 'config', 'Path of the KubeletConfiguration file (kubelet.config.k8s.io/v1beta1); flags override it', '""'),
   str('kubeconfig', 'kubeconfig', 'Path of a kubeconfig for the API server; without it the kubelet runs standalone (static pods only)', '""'),
   str('container-runtime-endpoint', 'containerRuntimeEndpoint', 'CRI runtime endpoint', DEFAULT_CONTAINER_RUNTIME_ENDPOINT),
@@ -111,6 +120,33 @@ const FLAG_SPECS: FlagSpec[] = [
   spec('version', 'version', '', 'Print the version and exit', 'false', parseBool),
 ];
 
+/** Own flags that upstream registers in AddKubeletConfigFlags, hence deprecated in favour of --config. */
+const CONFIG_FILE_FLAGS = new Set([
+  'container-runtime-endpoint', 'image-service-endpoint', 'pod-manifest-path', 'manifest-url', 'manifest-url-header', 'max-pods',
+  'runtime-request-timeout', 'serialize-image-pulls', 'max-parallel-image-pulls', 'sync-frequency', 'file-check-frequency',
+  'http-check-frequency', 'cluster-dns', 'cluster-domain', 'resolv-conf', 'read-only-port', 'register-node', 'register-with-taints',
+]);
+const GROUP_OF_OWN_FLAG: Readonly<Record<string, FlagGroup>> = {
+  v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'pod-pids-limit': 'shardlet',
+};
+
+const FLAG_SPECS: FlagSpec[] = [
+  ...OWN_FLAG_SPECS.map((flag): FlagSpec =>
+    CONFIG_FILE_FLAGS.has(flag.name)
+      ? { ...flag, group: 'config', deprecated: CONFIG_FLAG_DEPRECATION }
+      : { ...flag, group: GROUP_OF_OWN_FLAG[flag.name] ?? 'kubelet' }),
+  ...UPSTREAM_FLAGS.map(upstreamSpec),
+];
+
+/** Help section titles, in upstream's order of registration; shardlet's own flags last. */
+const GROUP_TITLES: ReadonlyArray<[FlagGroup, string]> = [
+  ['generic', 'Generic flags'],
+  ['kubelet', 'Kubelet flags'],
+  ['config', 'KubeletConfiguration flags (deprecated: set them in the --config file)'],
+  ['logging', 'Logging flags'],
+  ['shardlet', 'shardlet flags (not in upstream)'],
+];
+
 const SPEC_BY_NAME = new Map(FLAG_SPECS.map((flag) => [flag.name, flag]));
 const SPEC_BY_SHORT = new Map(FLAG_SPECS.filter((flag) => flag.short).map((flag) => [flag.short!, flag]));
 
@@ -126,24 +162,105 @@ export function parseFlags(argv: readonly string[]): KubeletFlags {
       else if (index + 1 < argv.length) raw = argv[++index]!;
       else throw flagError(`flag needs an argument: --${flag.name}`, flag.name);
     }
+    let value: unknown;
     try {
-      flags[flag.key] = flag.parse(raw);
+      value = flag.parse(raw);
     } catch (err) {
       throw flagError(`invalid value ${JSON.stringify(raw)} for flag --${flag.name}: ${(err as Error).message}`, flag.name);
     }
+    if (flag.key) flags[flag.key] = value;
+    else ((flags.upstream ??= {}) as Record<string, unknown>)[flag.name] = value;
+    if (flag.deprecated) recordDeprecation(flags, flag);
   }
   return flags as KubeletFlags;
 }
 
-/** The text --help prints: every flag with its default. */
+/** pflag prints a deprecated flag's notice each time it is set; we keep one per flag. */
+function recordDeprecation(flags: Record<string, unknown>, flag: FlagSpec): void {
+  const deprecations = (flags.deprecations ??= []) as Array<{ flag: string; message: string }>;
+  if (deprecations.some((entry) => entry.flag === flag.name)) return;
+  deprecations.push({ flag: flag.name, message: `Flag --${flag.name} has been deprecated, ${flag.deprecated}` });
+}
+
+function upstreamSpec(flag: UpstreamFlag): FlagSpec {
+  const parse = upstreamParser(flag.type);
+  const type = flag.type === 'eviction' || flag.type === 'map' ? 'mapStringString' : flag.type === 'bool' ? '' : flag.type;
+  return {
+    name: flag.name,
+    group: flag.group,
+    type: flag.name === 'feature-gates' ? 'mapStringBool' : type,
+    help: flag.help,
+    defaultText: '',
+    parse: flag.name === 'feature-gates' ? parseFeatureGates : parse,
+    ...(flag.deprecated ? { deprecated: flag.deprecated } : {}),
+  };
+}
+
+/** The parser of an upstream flag type (a function, so FLAG_SPECS can use it while the module loads). */
+function upstreamParser(type: UpstreamFlag['type']): (raw: string) => unknown {
+  switch (type) {
+    case 'string':
+      return (raw) => raw;
+    case 'bool':
+      return parseBool;
+    case 'int':
+      return intBetween(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+    case 'float':
+      return parseFloatFlag;
+    case 'duration':
+      return parseDuration;
+    case 'strings':
+      return splitList;
+    case 'map':
+      return parseKeyValues;
+    case 'eviction':
+      return parseEvictionThresholds;
+  }
+}
+
+function parseFloatFlag(raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value)) throw new Error('must be a number');
+  return value;
+}
+
+/** pflag's mapStringString ("k=v,k2=v2"), as --system-reserved and --feature-gates-like flags take. */
+function parseKeyValues(raw: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const item of splitList(raw)) {
+    const equals = item.indexOf('=');
+    if (equals <= 0) throw new Error(`${JSON.stringify(item)} is not key=value`);
+    values[item.slice(0, equals).trim()] = item.slice(equals + 1).trim();
+  }
+  return values;
+}
+
+/** Upstream's eviction flag form: "memory.available<100Mi,nodefs.available<10%". */
+function parseEvictionThresholds(raw: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const item of splitList(raw)) {
+    const less = item.indexOf('<');
+    if (less <= 0) throw new Error(`${JSON.stringify(item)} is not signal<quantity`);
+    values[item.slice(0, less).trim()] = item.slice(less + 1).trim();
+  }
+  return values;
+}
+
+/** The text --help prints: flags in upstream's groups, alphabetical within each, deprecated ones marked as upstream does. */
 export function helpText(): string {
   const rows = FLAG_SPECS.map((flag) => {
     const names = `${flag.short ? `-${flag.short}, ` : '    '}--${flag.name}${flag.type ? ` ${flag.type}` : ''}`;
-    return { names, text: `${flag.help} (default ${flag.defaultText})` };
+    const defaultText = flag.defaultText ? ` (default ${flag.defaultText})` : '';
+    const deprecated = flag.deprecated ? ` (DEPRECATED: ${flag.deprecated})` : '';
+    return { group: flag.group, name: flag.name, names, text: `${flag.help}${defaultText}${deprecated}` };
   });
   const width = Math.max(...rows.map((row) => row.names.length)) + 2;
-  const lines = rows.map((row) => `  ${row.names.padEnd(width)}${row.text}`);
-  return ['Usage: shardlet [flags]', '', 'A Kubernetes kubelet for dense nodes.', '', 'Flags:', ...lines, ''].join('\n');
+  const sections = GROUP_TITLES.flatMap(([group, title]) => [
+    '',
+    `${title}:`,
+    ...rows.filter((row) => row.group === group).sort((a, b) => a.name.localeCompare(b.name)).map((row) => `  ${row.names.padEnd(width)}${row.text}`),
+  ]);
+  return ['Usage: shardlet [flags]', '', 'A Kubernetes kubelet for dense nodes.', ...sections, ''].join('\n');
 }
 
 function lookupFlag(arg: string): { flag: FlagSpec; inline?: string } {
@@ -172,7 +289,7 @@ function flagError(message: string, flagName: string): ShardletError {
 }
 
 function spec(name: string, key: FlagKey, type: string, help: string, defaultText: string, parse: (raw: string) => unknown): FlagSpec {
-  return { name, key, type, help, defaultText, parse };
+  return { name, key, group: 'kubelet', type, help, defaultText, parse };
 }
 
 function str(name: string, key: FlagKey, help: string, defaultText: string): FlagSpec {
@@ -240,10 +357,11 @@ function parseNodeIPs(raw: string): string[] {
 function parseLabels(raw: string): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const item of splitList(raw)) {
+    // As upstream's ConfigurationMap: a key without "=" gets an empty value (OpenShift passes
+    // --node-labels=node-role.kubernetes.io/worker).
     const equals = item.indexOf('=');
-    if (equals < 0) throw new Error(`${JSON.stringify(item)} is not key=value`);
-    const key = item.slice(0, equals);
-    const value = item.slice(equals + 1);
+    const key = equals < 0 ? item : item.slice(0, equals);
+    const value = equals < 0 ? '' : item.slice(equals + 1);
     const reason = qualifiedNameError(key) ?? labelValueError(value);
     if (reason) throw new Error(`label ${JSON.stringify(item)}: ${reason}`);
     labels[key] = value;

@@ -189,24 +189,29 @@ export class FieldError extends Error {
  * converted to milliseconds. Throws FieldError on the first unknown field or
  * wrong type.
  */
-export function checkFields(value: unknown, schema: FieldSchema, path = ''): Record<string, unknown> {
+export function checkFields(value: unknown, schema: FieldSchema, path = '', unknownFields?: string[]): Record<string, unknown> {
   if (!isPlainObject(value)) throw new FieldError(path || '(root)', `must be an object, got ${describe(value)}`);
   const checked: Record<string, unknown> = {};
   for (const [key, fieldValue] of Object.entries(value)) {
     const fieldPath = path ? `${path}.${key}` : key;
     const type = schema[key];
+    // Lenient decoding (upstream's second pass) drops an unknown field and reports it.
+    if (type === undefined && unknownFields) {
+      unknownFields.push(fieldPath);
+      continue;
+    }
     if (type === undefined) throw new FieldError(fieldPath, 'unknown field');
     if (fieldValue === null || fieldValue === undefined) continue;
-    checked[key] = checkValue(fieldValue, type, fieldPath);
+    checked[key] = checkValue(fieldValue, type, fieldPath, unknownFields);
   }
   return checked;
 }
 
-function checkValue(value: unknown, type: FieldType, path: string): unknown {
+function checkValue(value: unknown, type: FieldType, path: string, unknownFields?: string[]): unknown {
   if (typeof type === 'object') {
-    if ('object' in type) return checkFields(value, type.object, path);
+    if ('object' in type) return checkFields(value, type.object, path, unknownFields);
     if (!Array.isArray(value)) throw new FieldError(path, `must be a list, got ${describe(value)}`);
-    return value.map((item, index) => checkFields(item, type.listOf, `${path}[${index}]`));
+    return value.map((item, index) => checkFields(item, type.listOf, `${path}[${index}]`, unknownFields));
   }
   switch (type) {
     case 'any':

@@ -3,6 +3,7 @@
 // fields shardlet reads or that are cheap to check. The first problem is reported,
 // named by where the value came from (a file field or a flag).
 import { isIP } from 'node:net';
+import { featureGatesError } from './feature-gates.js';
 import { taintError } from './taints.js';
 
 /** Where a field's value came from, for the error message: `kubelet.yaml: field "maxPods"` or `flag --max-pods`. */
@@ -91,6 +92,11 @@ const CHECKS: Check[] = [
   oneOf('topologyManagerScope', TOPOLOGY_MANAGER_SCOPES),
   oneOf('cgroupDriver', CGROUP_DRIVERS),
   checkClusterDNS,
+  ...['evictionHard', 'evictionSoft', 'evictionMinimumReclaim'].map((field) => (fields: Fields) => checkEvictionMap(fields, field)),
+  (fields) => {
+    const reason = featureGatesError((fields.featureGates as Record<string, unknown> | undefined) ?? {});
+    return reason ? { field: 'featureGates', reason } : undefined;
+  },
   checkTaints,
   checkLogging,
 ];
@@ -140,6 +146,26 @@ function checkTaints(fields: Fields): ConfigProblem | undefined {
   for (const [index, taint] of taints.entries()) {
     const reason = taint.timeAdded !== undefined ? 'timeAdded must not be set' : taintError(taint);
     if (reason) return { field: `registerWithTaints[${index}]`, reason };
+  }
+  return undefined;
+}
+
+/** Eviction signals of pkg/kubelet/eviction/api (Linux), as upstream's ParseThresholdConfig accepts. */
+const EVICTION_SIGNALS = new Set([
+  'memory.available', 'allocatableMemory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree',
+  'containerfs.available', 'containerfs.inodesFree', 'pid.available',
+]);
+/** A resource.Quantity or a percentage, as upstream's parseThresholdStatement takes. */
+const QUANTITY_OR_PERCENT = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?|\d+(?:\.\d+)?%)$/;
+
+function checkEvictionMap(fields: Fields, field: string): ConfigProblem | undefined {
+  const thresholds = (fields[field] as Record<string, string> | undefined) ?? {};
+  for (const [signal, value] of Object.entries(thresholds)) {
+    if (!EVICTION_SIGNALS.has(signal)) return { field: `${field}.${signal}`, reason: `unsupported eviction signal ${JSON.stringify(signal)}` };
+    if (!QUANTITY_OR_PERCENT.test(value.trim())) {
+      return { field: `${field}.${signal}`, reason: `invalid threshold ${JSON.stringify(value)}: must be a quantity or a percentage` };
+    }
+    if (value.trim().startsWith('-')) return { field: `${field}.${signal}`, reason: `eviction threshold ${signal} must be positive: ${value}` };
   }
   return undefined;
 }

@@ -3,12 +3,14 @@
 // the command-line flags over it (flags win, as upstream's
 // kubeletConfigFlagPrecedence), validates the result and resolves it into the one
 // KubeletOptions object the kubelet reads.
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { DecodeError, decodeSingleDocument, quote } from '../../shared/manifest/bounded-decode.js';
 import { dns1123SubdomainError } from '../../shared/manifest/names.js';
 import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROOT_DIR, defaultWorkers, MAX_VERBOSITY, type KubeletFlags } from './flags.js';
+import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamFlagFields } from './config-sources.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
 import type { KubeletOptions, NodeTaint } from './kubelet-options.js';
@@ -70,7 +72,41 @@ const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   containerLogMaxFiles: 5,
   iptablesMasqueradeBit: 14,
   iptablesDropBit: 15,
+  // DefaultEvictionHard of pkg/kubelet/eviction (Linux), taken when the file omits evictionHard.
+  evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+  evictionPressureTransitionPeriod: 300_000,
+  streamingConnectionIdleTimeout: 14_400_000,
+  volumeStatsAggPeriod: 60_000,
+  cpuManagerPolicy: 'none',
+  cpuManagerReconcilePeriod: 10_000,
+  memoryManagerPolicy: 'None',
+  hairpinMode: 'promiscuous-bridge',
+  cpuCFSQuota: true,
+  cpuCFSQuotaPeriod: 100,
+  contentType: 'application/vnd.kubernetes.protobuf',
+  enforceNodeAllocatable: ['pods'],
+  volumePluginDir: '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/',
+  enableControllerAttachDetach: true,
+  makeIPTablesUtilChains: true,
+  containerLogMaxWorkers: 1,
+  containerLogMonitorInterval: 10_000,
+  configMapAndSecretChangeDetectionStrategy: 'Watch',
+  enableDebuggingHandlers: true,
+  localStorageCapacityIsolation: true,
+  memoryThrottlingFactor: 0.9,
+  enableSystemLogHandler: true,
+  enableProfilingHandler: true,
+  enableDebugFlagsHandler: true,
+  seccompDefault: false,
+  rotateCertificates: false,
+  serverTLSBootstrap: false,
 };
+
+/**
+ * Upstream's applyLegacyDefaults: with no --config the command line keeps its old
+ * defaults (read-only port 10255, anonymous auth on, no webhook authn/authz).
+ */
+const LEGACY_DEFAULTS_WITHOUT_CONFIG: Readonly<Record<string, unknown>> = { readOnlyPort: DEFAULT_READ_ONLY_PORT };
 
 /** Flags that set a KubeletConfiguration field, with the field they set. */
 const FLAG_FIELDS: ReadonlyArray<[keyof KubeletFlags, string, string]> = [
@@ -99,6 +135,10 @@ const FLAG_FIELDS: ReadonlyArray<[keyof KubeletFlags, string, string]> = [
 export interface KubeletConfigFile {
   path: string;
   fields: Readonly<Record<string, unknown>>;
+  /** Lenient-decoding warnings: the unknown fields the strict pass refused, as upstream logs them. */
+  warnings?: string[];
+  /** Only --config-dir drop-ins, no --config file: they merge over the legacy flag defaults, as upstream. */
+  dropInsOnly?: boolean;
 }
 
 /** Things outside the config that resolution reads; tests swap them. */
@@ -126,8 +166,14 @@ export function parseKubeletConfig(text: string, path: string): KubeletConfigFil
   if (!isPlainObject(document)) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: must hold a ${KUBELET_CONFIG_KIND} object`, { path });
   if (document.apiVersion !== KUBELET_CONFIG_API_VERSION) throw fail('apiVersion', `must be ${JSON.stringify(KUBELET_CONFIG_API_VERSION)}, got ${quote(document.apiVersion ?? '')}`);
   if (document.kind !== KUBELET_CONFIG_KIND) throw fail('kind', `must be ${JSON.stringify(KUBELET_CONFIG_KIND)}, got ${quote(document.kind ?? '')}`);
+  // As upstream's DecodeKubeletConfiguration: strict first; when only unknown fields fail it,
+  // decode leniently (dropping them) and warn, so kind's `metadata` loads.
+  const unknownFields: string[] = [];
   try {
-    return { path, fields: checkFields(document, KUBELET_CONFIGURATION_FIELDS) };
+    const fields = checkFields(document, KUBELET_CONFIGURATION_FIELDS, '', unknownFields);
+    if (unknownFields.length === 0) return { path, fields };
+    const strictError = unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`).join(', ');
+    return { path, fields, warnings: [`${path}: using lenient decoding as strict decoding failed: strict decoding error: ${strictError}`] };
   } catch (err) {
     if (err instanceof FieldError) throw fail(err.fieldPath, err.message);
     throw err;
@@ -156,17 +202,57 @@ function defaultSerializeImagePulls(maxParallelImagePulls: number | undefined): 
   return maxParallelImagePulls === undefined || maxParallelImagePulls < 2;
 }
 
-/** Loads --config (if given) and merges the flags over it. */
+/** Loads --config and the --config-dir drop-ins (if given) and merges the flags over them. */
 export async function resolveKubeletOptions(flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): Promise<KubeletOptions> {
+  const options = await loadAndMerge(flags, env);
+  await checkServingFiles(options);
+  return options;
+}
+
+/**
+ * Upstream loads tlsCertFile and tlsPrivateKeyFile at start-up and fails when they
+ * cannot be read; shardlet does not serve :10250 yet, but a node whose files are
+ * missing must fail here as it would with the upstream kubelet.
+ */
+async function checkServingFiles(options: KubeletOptions): Promise<void> {
+  for (const [field, flag, path] of [['tlsCertFile', 'tls-cert-file', options.tlsCertFile], ['tlsPrivateKeyFile', 'tls-private-key-file', options.tlsPrivateKeyFile]] as const) {
+    if (path === '') continue;
+    try {
+      await access(path, constants.R_OK);
+    } catch (err) {
+      throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${field} (--${flag}) ${path}: cannot read the serving certificate file: ${(err as Error).message}`, { field, path });
+    }
+  }
+}
+
+async function loadAndMerge(flags: KubeletFlags, env: ResolveEnv): Promise<KubeletOptions> {
   const file = flags.config ? await loadKubeletConfig(flags.config) : undefined;
-  return mergeFlags(file, flags, env);
+  const configDir = flags.upstream?.['config-dir'] as string | undefined;
+  if (!configDir) return mergeFlags(file, flags, env);
+  const dropIns = await Promise.all((await listConfigDir(configDir)).map(loadKubeletConfig));
+  // Drop-ins merge over the --config file in lexical order; errors still name the file a field came from last.
+  const merged = dropIns.reduce<KubeletConfigFile>(
+    (base, dropIn) => ({
+      ...base,
+      path: `${base.path ? `${base.path}, ` : ''}${dropIn.path}`,
+      fields: mergeFields(base.fields, dropIn.fields),
+      warnings: [...(base.warnings ?? []), ...(dropIn.warnings ?? [])],
+    }),
+    file ?? { path: '', fields: {}, dropInsOnly: true },
+  );
+  return mergeFlags(merged, flags, env);
 }
 
 /** Flags win over the file; the merged result is validated, naming the file field or flag a bad value came from. */
 export function mergeFlags(config: KubeletConfigFile | undefined, flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): KubeletOptions {
   const fileFields = config?.fields ?? {};
-  const fields = applyConfigDefaults(fileFields);
+  const legacy = !config || config.dropInsOnly === true;
+  const fields = applyConfigDefaults(legacy ? { ...LEGACY_DEFAULTS_WITHOUT_CONFIG, ...fileFields } : fileFields);
   const flagByField = new Map<string, string>();
+  for (const [field, value, flagName] of upstreamFlagFields(flags)) {
+    setFieldPath(fields, field, zeroDurationFlag(field, value) ? ZERO_MEANS_DEFAULT[field] : value);
+    flagByField.set(field.split('.')[0]!, flagName);
+  }
   for (const [flagKey, field, flagName] of FLAG_FIELDS) {
     if (flags[flagKey] === undefined) continue;
     fields[field] = zeroDurationFlag(field, flags[flagKey]) ? ZERO_MEANS_DEFAULT[field] : flags[flagKey];
@@ -191,7 +277,7 @@ function zeroDurationFlag(field: string, value: unknown): boolean {
 }
 
 function problemError(problem: ConfigProblem, config: KubeletConfigFile | undefined, flagByField: Map<string, string>): ShardletError {
-  const topField = problem.field.replace(/\[.*$/, '');
+  const topField = problem.field.replace(/[[.].*$/, '');
   const flagName = flagByField.get(topField);
   if (flagName) {
     return new ShardletError(ErrorCodes.FLAG_INVALID, `invalid value for flag --${flagName}: ${problem.reason}`, { flag: flagName });
@@ -206,7 +292,24 @@ function problemError(problem: ConfigProblem, config: KubeletConfigFile | undefi
 function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, config: KubeletConfigFile | undefined, env: ResolveEnv): KubeletOptions {
   const runtimeEndpoint = fields.containerRuntimeEndpoint as string;
   const nodeIPs = flags.nodeIPs ?? [];
+  const rootDir = flags.rootDir ?? DEFAULT_ROOT_DIR;
+  const explicit = { ...(config?.fields ?? {}) };
+  for (const [field] of upstreamFlagFields(flags)) explicit[field.split('.')[0]!] ??= true;
   return {
+    configDir: (flags.upstream?.['config-dir'] as string | undefined) ?? '',
+    bootstrapKubeconfig: (flags.upstream?.['bootstrap-kubeconfig'] as string | undefined) ?? '',
+    // Upstream's --cert-dir default: <root-dir>/pki.
+    certDir: (flags.upstream?.['cert-dir'] as string | undefined) || `${rootDir}/pki`,
+    rotateCertificates: fields.rotateCertificates as boolean,
+    serverTLSBootstrap: fields.serverTLSBootstrap as boolean,
+    tlsCertFile: (fields.tlsCertFile as string | undefined) ?? '',
+    tlsPrivateKeyFile: (fields.tlsPrivateKeyFile as string | undefined) ?? '',
+    startupNotices: {
+      deprecations: (flags.deprecations ?? []).map((entry) => entry.message),
+      decodeWarnings: config?.warnings ?? [],
+      notActedOn: settingsNotActedOn(explicit, flags),
+    },
+    rootDir,
     configFile: config?.path ?? '',
     kubeconfig: flags.kubeconfig ?? '',
     nodeName: resolveNodeName(flags.hostnameOverride, env),
@@ -214,13 +317,11 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     nodeIPs,
     runtimeEndpoint,
     imageEndpoint: (fields.imageServiceEndpoint as string | undefined) || runtimeEndpoint,
-    rootDir: flags.rootDir ?? DEFAULT_ROOT_DIR,
     podLogsDir: fields.podLogsDir as string,
     workers: flags.workers ?? defaultWorkers(),
     verbosity: flags.verbosity ?? fileVerbosity(fields),
-    // Upstream's config default is 0 (off); ours serves status on 127.0.0.1 only, so it is on unless
-    // the file or --read-only-port sets it (an explicit 0 in the file still disables it).
-    readOnlyPort: (fields.readOnlyPort as number | undefined) ?? DEFAULT_READ_ONLY_PORT,
+    // v1beta1's default is 0 (off) when a --config file omits it; without one, the legacy 10255.
+    readOnlyPort: (fields.readOnlyPort as number | undefined) ?? 0,
     faultInjection: flags.faultInjection ?? false,
     staticPodPath: (fields.staticPodPath as string | undefined) ?? '',
     staticPodURL: (fields.staticPodURL as string | undefined) ?? '',

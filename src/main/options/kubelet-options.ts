@@ -10,9 +10,29 @@ export interface NodeTaint {
   effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
+/** What start-up logs once: deprecated flags used, lenient-decoding warnings, settings not acted on yet. */
+export interface StartupNotices {
+  deprecations: string[];
+  decodeWarnings: string[];
+  /** Config field paths and --flags given that shardlet accepts but does not act on yet. */
+  notActedOn: string[];
+}
+
 export interface KubeletOptions {
   /** Path of the KubeletConfiguration file (--config), '' when none was given. */
   configFile: string;
+  /** --config-dir of drop-in KubeletConfiguration files, '' when none was given. */
+  configDir: string;
+  /** --bootstrap-kubeconfig, '' when none was given; --kubeconfig wins when it is usable, as upstream. */
+  bootstrapKubeconfig: string;
+  /** --cert-dir; <rootDir>/pki by default, as upstream. */
+  certDir: string;
+  rotateCertificates: boolean;
+  serverTLSBootstrap: boolean;
+  /** Serving certificate and key files (tlsCertFile / --tls-cert-file), '' when not set; checked readable at start-up. */
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  startupNotices: StartupNotices;
   /** Path of the kubeconfig (--kubeconfig); '' runs standalone (static pods only). */
   kubeconfig: string;
   /** Lowercased node name: --hostname-override, else os.hostname(). */

@@ -99,8 +99,12 @@ test('the OpenShift kubelet.conf from the seed loads as it is', () => {
   assert.equal(options.nodeName, 'master1.kcp5-arm.iefcu.cn');
 });
 
-test('a kubeadm-shaped file with many upstream fields loads; a misspelt field is named', () => {
-  assert.throws(() => parseKubeletConfig(KUBEADM_KUBELET_CONF, 'kubelet.yaml'), configError(ErrorCodes.CONFIG_INVALID, 'kubelet.yaml', 'field "containerRuntimeEndpint": unknown field'));
+test('a kubeadm-shaped file with many upstream fields loads; a misspelt field is named in a lenient-decoding warning', () => {
+  // Upstream decodes strictly, then leniently with a warning naming the field (it used to be refused here).
+  const lenient = parseKubeletConfig(KUBEADM_KUBELET_CONF, 'kubelet.yaml');
+  assert.equal(lenient.warnings?.length, 1);
+  assert.match(lenient.warnings![0]!, /kubelet\.yaml: using lenient decoding as strict decoding failed: .*unknown field "containerRuntimeEndpint"/);
+  assert.equal(lenient.fields.containerRuntimeEndpint, undefined);
   const fixed = KUBEADM_KUBELET_CONF.replace('containerRuntimeEndpint: ""\n', '');
   const options = mergeFlags(parseKubeletConfig(fixed, 'kubelet.yaml'), {}, env);
   // Zero durations take upstream defaults, as Go's zero-value defaulting does.
@@ -141,6 +145,7 @@ test('defaults without a config file are upstream v1beta1 defaults', () => {
     imageEndpoint: 'unix:///run/containerd/containerd.sock',
     rootDir: '/var/lib/kubelet',
     podLogsDir: '/var/log/pods',
+    // Upstream's applyLegacyDefaults: without --config the read-only port stays 10255.
     readOnlyPort: 10255,
     cgroupDriver: 'cgroupfs',
     verbosity: 0,
@@ -202,8 +207,6 @@ test('serializeImagePulls follows maxParallelImagePulls unless set, and conflict
 test('structural problems name the file and the field path', () => {
   const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
   const cases: Array<{ body: string; mentions: string[] }> = [
-    { body: 'maxPodz: 10\n', mentions: ['field "maxPodz": unknown field'] },
-    { body: 'authentication:\n  x509:\n    clientCaFile: /ca.crt\n', mentions: ['field "authentication.x509.clientCaFile": unknown field'] },
     { body: 'maxPods: many\n', mentions: ['field "maxPods": must be an integer'] },
     { body: 'maxPods: 1.5\n', mentions: ['field "maxPods": must be an integer'] },
     { body: 'serializeImagePulls: "no"\n', mentions: ['field "serializeImagePulls": must be true or false'] },
@@ -211,10 +214,19 @@ test('structural problems name the file and the field path', () => {
     { body: 'syncFrequency: 1 minute\n', mentions: ['field "syncFrequency": must be a duration'] },
     { body: 'clusterDNS: 10.0.0.10\n', mentions: ['field "clusterDNS": must be a list'] },
     { body: 'featureGates: { Foo: "yes" }\n', mentions: ['field "featureGates.Foo": must be true or false'] },
-    { body: 'registerWithTaints:\n  - key: a\n    effct: NoSchedule\n', mentions: ['field "registerWithTaints[0].effct": unknown field'] },
   ];
   for (const { body, mentions } of cases) {
     assert.throws(() => parseKubeletConfig(header + body, 'kubelet.yaml'), configError(ErrorCodes.CONFIG_INVALID, 'kubelet.yaml: ', ...mentions), body);
+  }
+  // Unknown fields, at any depth, are warnings of the lenient pass (upstream), not errors.
+  const unknown = [
+    { body: 'maxPodz: 10\n', field: 'maxPodz' },
+    { body: 'authentication:\n  x509:\n    clientCaFile: /ca.crt\n', field: 'authentication.x509.clientCaFile' },
+    { body: 'registerWithTaints:\n  - key: a\n    effect: NoSchedule\n    effct: NoSchedule\n', field: 'registerWithTaints[0].effct' },
+  ];
+  for (const { body, field } of unknown) {
+    const file = parseKubeletConfig(header + body, 'kubelet.yaml');
+    assert.match(file.warnings?.join('\n') ?? '', new RegExp(`kubelet\\.yaml: .*unknown field "${field.replace(/[.[\]]/g, '\\$&')}"`), body);
   }
   assert.throws(() => parseKubeletConfig('kind: KubeletConfiguration\n', 'kubelet.yaml'), configError(ErrorCodes.CONFIG_INVALID, 'field "apiVersion"'));
   assert.throws(() => parseKubeletConfig('apiVersion: v1\nkind: Pod\n', 'kubelet.yaml'), configError(ErrorCodes.CONFIG_INVALID, 'field "apiVersion"'));
