@@ -61,6 +61,8 @@ export class Kubelet {
   private storage?: PodStorage;
   private syncLoop?: SyncLoop;
   private server?: ReadOnlyServer;
+  /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
+  private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
   private statusManager?: StatusManager;
   private mirrorPods?: MirrorPods;
@@ -144,6 +146,7 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
+    this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
@@ -273,11 +276,46 @@ export class Kubelet {
     }
   }
 
+  /**
+   * Upstream's TLS bootstrap (--bootstrap-kubeconfig): a kubeconfig whose client
+   * certificate is valid is kept; otherwise the bootstrap credentials ask for one
+   * (a CSR for system:node:<name>) and the kubeconfig is written to use it. With
+   * rotateCertificates, the certificate in --cert-dir is renewed before it expires;
+   * new API requests read the renewed file through the kubeconfig's symlink.
+   */
+  private async bootstrapClientCertificate(cluster: ClusterMode): Promise<void> {
+    const { options, logger } = this;
+    const outcome = await cluster.ensureClientCertificate({
+      kubeconfigPath: options.kubeconfig,
+      bootstrapKubeconfigPath: options.bootstrapKubeconfig,
+      certDir: options.certDir,
+      nodeName: options.nodeName,
+      logger,
+      signal: this.abort.signal,
+    });
+    logger.info({ source: outcome.source, kubeconfig: outcome.kubeconfigPath }, 'Client certificate ready');
+    if (!options.rotateCertificates) return;
+    if (!(await new cluster.CertificateStore(options.certDir, cluster.KUBELET_CLIENT_PREFIX).current())) {
+      logger.info({ certDir: options.certDir }, 'rotateCertificates: the kubeconfig does not use a certificate from --cert-dir; nothing to rotate');
+      return;
+    }
+    const rotation = new cluster.ClientCertificateRotation({
+      certDir: options.certDir,
+      kubeconfigPath: options.kubeconfig,
+      bootstrapKubeconfigPath: options.bootstrapKubeconfig,
+      nodeName: options.nodeName,
+      logger,
+    });
+    await rotation.start();
+    this.certificateRotation = rotation;
+  }
+
   private async startSources(): Promise<void> {
     const { options, logger } = this;
     const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
     if (options.kubeconfig) {
       const cluster: ClusterMode = await import('./cluster-mode.js');
+      if (options.bootstrapKubeconfig) await this.bootstrapClientCertificate(cluster);
       const clients = cluster.loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
       const statusManager = new cluster.StatusManager(clients, logger);

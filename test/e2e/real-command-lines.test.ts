@@ -37,8 +37,8 @@ interface Case {
 const CASES: Case[] = [
   {
     fixture: 'kubeadm',
-    notActedOn: ['--bootstrap-kubeconfig', '--pod-infra-container-image', 'cgroupDriver', 'rotateCertificates', 'authentication', 'healthzPort'],
-    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf'],
+    notActedOn: ['--pod-infra-container-image', 'cgroupDriver', 'authentication', 'healthzPort'],
+    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates'],
     warnings: [/^Flag --pod-infra-container-image has been deprecated, will be removed in 1\.35/],
   },
   {

@@ -58,14 +58,15 @@ const ACTED_ON_FIELDS = new Set([
   'maxPods', 'podsPerCore', 'podPidsLimit', 'clusterDNS', 'clusterDomain', 'resolvConf', 'systemReserved', 'kubeReserved', 'evictionHard',
   'kubeAPIQPS', 'kubeAPIBurst', 'eventRecordQPS', 'eventBurst', 'registerNode', 'registerWithTaints', 'providerID', 'podCIDR',
   'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'nodeLeaseDurationSeconds', 'readOnlyPort', 'podLogsDir', 'logging.verbosity',
+  'rotateCertificates',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */
 const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig']);
 
-/** Flags accepted but carried for the TLS bootstrap, which is wired in separately. */
-const NOT_YET_FLAGS = new Set(['cert-dir', 'bootstrap-kubeconfig']);
-const NOT_YET_FIELDS = new Set(['rotateCertificates', 'serverTLSBootstrap']);
+/** Accepted, but waiting for the :10250 server that would use the serving certificate. */
+const NOT_YET_FLAGS = new Set<string>();
+const NOT_YET_FIELDS = new Set(['serverTLSBootstrap']);
 
 /** Settings given (file fields as field paths, flags as --name) that shardlet does not act on yet. */
 export function settingsNotActedOn(explicitFields: Readonly<Record<string, unknown>>, flags: KubeletFlags): string[] {
