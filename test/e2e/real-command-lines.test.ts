@@ -5,7 +5,7 @@
 // the test API server. Each must start, register its Node, and name the settings
 // it does not act on yet in its one start-up warning.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,11 +13,10 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
-import { PACKAGE_ROOT, waitUntil } from '../helpers/kubelet-process.js';
+import { PACKAGE_ROOT, signalGroup, spawnShardlet, waitUntil, type ShardletChild } from '../helpers/kubelet-process.js';
 import { flagValue, prepareRealNode, type RealNode } from './real-node-fixture.js';
 
 const run = promisify(execFile);
-const CLI = join(PACKAGE_ROOT, 'dist/src/main/cli.js');
 const FIXTURES = join(PACKAGE_ROOT, 'test/fixtures/real-nodes');
 const TIMEOUT_MS = 60_000;
 const NOT_ACTED_ON = 'Settings accepted but not acted on yet by shardlet';
@@ -130,46 +129,15 @@ async function provideFiles(node: RealNode, nodeName: string): Promise<void> {
   }
 }
 
-interface RunningShardlet {
-  child: ChildProcess;
-  logs: Array<Record<string, unknown>>;
-  stderr: () => string;
+interface RunningShardlet extends ShardletChild {
   stop(): Promise<void>;
 }
 
 /** The real command line; only --root-dir is added when the unit leaves it at /var/lib/kubelet. */
 function startShardlet(node: RealNode): RunningShardlet {
   const rootDir = flagValue(node.args, 'root-dir') === undefined ? [`--root-dir=${node.inRoot('var/lib/kubelet')}`] : [];
-  const child = spawn(process.execPath, [CLI, ...node.args, ...rootDir], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const logs: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      try {
-        logs.push(JSON.parse(line));
-      } catch {
-        logs.push({ msg: line });
-      }
-    }
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return {
-    child,
-    logs,
-    stderr: () => stderr,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid!, 'SIGTERM');
-      await exited;
-    },
-  };
+  const shardlet = spawnShardlet([...node.args, ...rootDir]);
+  return { ...shardlet, stop: () => signalGroup(shardlet.child, 'SIGTERM') };
 }
 
 interface NodeJson {

@@ -41,23 +41,55 @@ export async function startKubelet(options: {
   const rootDir = join(workDir, 'root');
   mkdirSync(manifestDir, { recursive: true });
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      `--container-runtime-endpoint=${options.runtimeEndpoint}`,
-      `--pod-manifest-path=${manifestDir}`,
-      `--root-dir=${rootDir}`,
-      `--read-only-port=${port}`,
-      `--workers=${options.workers}`,
-      `--hostname-override=${options.nodeName ?? 'test-node'}`,
-      '--file-check-frequency=1s',
-      '--v=4',
-      ...(options.extraArgs ?? []),
-    ],
-    // Its own process group, so that stop() and kill9() reach every process it started.
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
+  const { child, logs, stderr } = spawnShardlet([
+    `--container-runtime-endpoint=${options.runtimeEndpoint}`,
+    `--pod-manifest-path=${manifestDir}`,
+    `--root-dir=${rootDir}`,
+    `--read-only-port=${port}`,
+    `--workers=${options.workers}`,
+    `--hostname-override=${options.nodeName ?? 'test-node'}`,
+    '--file-check-frequency=1s',
+    '--v=4',
+    ...(options.extraArgs ?? []),
+  ]);
+  const kubelet: KubeletProcess = {
+    child,
+    port,
+    manifestDir,
+    rootDir,
+    logs,
+    async pods() {
+      const reply = await fetch(`http://127.0.0.1:${port}/pods`);
+      return ((await reply.json()) as { items: Pod[] }).items;
+    },
+    get stderr() {
+      return stderr();
+    },
+    stop: () => signalGroup(child, 'SIGTERM'),
+    kill9: () => signalGroup(child, 'SIGKILL'),
+  };
+  await waitUntil(async () => {
+    if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}: ${stderr().slice(-2_000)}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+    } catch {
+      return false;
+    }
+  }, 60_000, 'shardlet /healthz');
+  return kubelet;
+}
+
+export interface ShardletChild {
+  child: ChildProcess;
+  /** Every JSON log line so far. */
+  logs: Array<Record<string, unknown>>;
+  /** Everything it wrote to stderr so far (also passed through to the test's stderr). */
+  stderr: () => string;
+}
+
+/** Starts `shardlet ARGS` in its own process group (so stopping it reaches everything it started), collecting its log lines. */
+export function spawnShardlet(args: string[]): ShardletChild {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const logs: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -78,35 +110,11 @@ export async function startKubelet(options: {
     stderr += chunk.toString();
     process.stderr.write(chunk);
   });
-  const kubelet: KubeletProcess = {
-    child,
-    port,
-    manifestDir,
-    rootDir,
-    logs,
-    async pods() {
-      const reply = await fetch(`http://127.0.0.1:${port}/pods`);
-      return ((await reply.json()) as { items: Pod[] }).items;
-    },
-    get stderr() {
-      return stderr;
-    },
-    stop: () => signalGroup(child, 'SIGTERM'),
-    kill9: () => signalGroup(child, 'SIGKILL'),
-  };
-  await waitUntil(async () => {
-    if (child.exitCode !== null) throw new Error(`shardlet exited early with code ${child.exitCode}: ${stderr.slice(-2_000)}`);
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-    } catch {
-      return false;
-    }
-  }, 60_000, 'shardlet /healthz');
-  return kubelet;
+  return { child, logs, stderr: () => stderr };
 }
 
 /** Signals the child's whole process group and waits for the child to exit. */
-async function signalGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+export async function signalGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
