@@ -4,6 +4,7 @@
 // CertificateSigningRequest named after a digest of key, subject and usages (so a
 // retry with the same key finds its own earlier request), then a watch on it until
 // the certificate is issued, or the request is denied or failed.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -91,20 +92,10 @@ export async function requestCertificate(options: RequestCertificateOptions): Pr
       }
       const delayMs = backoff.next();
       logger.warn({ err: String(err), csr: name, retryInMs: delayMs }, 'failed to create the certificate signing request, retrying');
-      await sleep(delayMs, signal);
+      await sleep(delayMs, undefined, { signal });
     }
   }
   return waitForCertificate(config, name, logger, signal);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
 }
 
 /** The issued certificate of a CSR object, undefined while pending; throws when denied or failed. */
@@ -137,7 +128,7 @@ async function waitForCertificate(config: KubeConfig, name: string, logger: Logg
       signal?.throwIfAborted();
       const delayMs = backoff.next();
       logger.warn({ err: String(outcome.error), csr: name, retryInMs: delayMs }, 'watch of the certificate signing request failed, retrying');
-      await sleep(delayMs, signal);
+      await sleep(delayMs, undefined, { signal });
     } else backoff.reset();
   }
 }
