@@ -50,8 +50,22 @@ const img = (m, r, t) => call(images, m, r, t);
 
 function say(msg) { process.stdout.write(`[cri-check] ${msg}\n`); }
 
+// After a (re)start containerd answers on its socket before its CRI service has
+// recovered its state; until then every CRI call fails with "server is not
+// initialized yet". Wait for it (up to 60 s) instead of failing the check.
+async function versionOnceInitialized() {
+  for (let i = 0; ; i++) {
+    try {
+      return await rt('Version', { version: 'v1' });
+    } catch (e) {
+      if (!/not initialized/.test(e.message) || i >= 300) throw e;
+      await sleep(200);
+    }
+  }
+}
+
 async function status() {
-  const v = await rt('Version', { version: 'v1' });
+  const v = await versionOnceInitialized();
   let conds = [];
   // The CRI loads the CNI config asynchronously after start: give NetworkReady a moment.
   for (let i = 0; i < 50; i++) {
