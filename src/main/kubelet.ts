@@ -21,6 +21,7 @@ import type { KubeletOptions } from './options/kubelet-options.js';
 import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
+import { KubeletRoutes } from './server/kubelet-routes.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -61,6 +62,12 @@ export class Kubelet {
   private storage?: PodStorage;
   private syncLoop?: SyncLoop;
   private server?: ReadOnlyServer;
+  /**
+   * The kubelet API's own CRI channel (streaming URLs, container status for logs,
+   * stats, log reopening): operator-initiated calls, never on a pod's start path,
+   * so they neither queue behind nor delay the shards' syncs.
+   */
+  private apiCri?: CriClient;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
   private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
@@ -98,7 +105,7 @@ export class Kubelet {
     await this.terminalRecords.load();
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
-    probe.close();
+    this.apiCri = probe;
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
 
     const pulls = new PullCoordinator({
@@ -150,6 +157,7 @@ export class Kubelet {
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
+    this.apiCri?.close();
     await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
   }
@@ -385,6 +393,12 @@ export class Kubelet {
       this.logger,
     );
     this.readOnlyPort = await this.server.listen(this.options.readOnlyPort, '--read-only-port');
+  }
+
+  /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
+  private kubeletRoutes(): KubeletRoutes {
+    const routes = new KubeletRoutes();
+    return routes;
   }
 
   private startTimers(): void {
