@@ -2,12 +2,13 @@
 // runs upstream's syncLoop timers. Start-up follows upstream's order: the runtime
 // must answer (Version, Status) before any pod is synced.
 import { mkdir } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
-import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { PodCgroupSettings, PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { KubeClients } from './apiclient/kube-client.js';
 import { FileSource } from './config/file-source.js';
@@ -22,6 +23,7 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
+import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -68,6 +70,8 @@ export class Kubelet {
    * so they neither queue behind nor delay the shards' syncs.
    */
   private apiCri?: CriClient;
+  /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
+  private readonly qosCgroups: QosCgroups;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
   private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
@@ -93,6 +97,7 @@ export class Kubelet {
   ) {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
+    this.qosCgroups = new QosCgroups(options, logger);
     this.statuses.onChange(({ pod, status }) => this.startup.observe(pod, status));
   }
 
@@ -108,6 +113,8 @@ export class Kubelet {
     this.apiCri = probe;
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
 
+    const podCgroups = await this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
+
     const pulls = new PullCoordinator({
       serializeImagePulls: options.serializeImagePulls,
       maxParallelImagePulls: options.maxParallelImagePulls,
@@ -115,7 +122,7 @@ export class Kubelet {
     });
     this.shards = new ShardPool({
       workers: options.workers,
-      settings: this.shardSettings(),
+      settings: this.shardSettings(podCgroups),
       pulls,
       logger,
       faultInjection: options.faultInjection,
@@ -179,7 +186,7 @@ export class Kubelet {
     return this.shards!.crashShard(index);
   }
 
-  private shardSettings(): ShardSettings {
+  private shardSettings(podCgroups: PodCgroupSettings | undefined): ShardSettings {
     const { options } = this;
     return {
       runtimeEndpoint: options.runtimeEndpoint,
@@ -190,6 +197,7 @@ export class Kubelet {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       podPidsLimit: options.podPidsLimit,
+      podCgroups,
       clusterDNS: options.clusterDNS,
       clusterDomain: options.clusterDomain,
       resolvConf: options.resolvConf,
@@ -413,6 +421,8 @@ export class Kubelet {
     });
     every(RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
+    void this.qosCgroups.update(this.podManager.pods());
+    every(QOS_UPDATE_PERIOD_MS, () => void this.qosCgroups.update(this.podManager.pods()));
   }
 
   /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */

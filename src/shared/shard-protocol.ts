@@ -4,6 +4,15 @@
 import type { Pod, PodStatus } from './types.js';
 import { MessagePort } from 'node:worker_threads';
 import type { WireError } from './errors.js';
+import type { CgroupLayout } from './cm/cgroup-fs.js';
+import type { CgroupDriver, CgroupName } from './cm/cgroup-name.js';
+
+/** Where pod cgroups go (cgroupsPerQOS): the host's cgroup mounts, the driver and cgroupRoot. */
+export interface PodCgroupSettings {
+  layout: CgroupLayout;
+  driver: CgroupDriver;
+  root: CgroupName;
+}
 
 /** Settings a shard needs from the node's configuration, fixed for its life. */
 export interface ShardSettings {
@@ -17,6 +26,8 @@ export interface ShardSettings {
   podLogsDir: string;
   /** KubeletConfiguration.podPidsLimit; -1 or 0 means unlimited. */
   podPidsLimit: number;
+  /** Absent when cgroupsPerQOS is off: sandboxes then get no cgroup_parent. */
+  podCgroups?: PodCgroupSettings;
   clusterDNS: string[];
   clusterDomain: string;
   resolvConf: string;

@@ -58,7 +58,7 @@ const ACTED_ON_FIELDS = new Set([
   'maxPods', 'podsPerCore', 'podPidsLimit', 'clusterDNS', 'clusterDomain', 'resolvConf', 'systemReserved', 'kubeReserved', 'evictionHard',
   'kubeAPIQPS', 'kubeAPIBurst', 'eventRecordQPS', 'eventBurst', 'registerNode', 'registerWithTaints', 'providerID', 'podCIDR',
   'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'nodeLeaseDurationSeconds', 'readOnlyPort', 'podLogsDir', 'logging.verbosity',
-  'rotateCertificates',
+  'rotateCertificates', 'cgroupsPerQOS', 'cgroupDriver', 'cgroupRoot', 'enforceNodeAllocatable',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */

@@ -91,6 +91,7 @@ const CHECKS: Check[] = [
   oneOf('topologyManagerPolicy', TOPOLOGY_MANAGER_POLICIES),
   oneOf('topologyManagerScope', TOPOLOGY_MANAGER_SCOPES),
   oneOf('cgroupDriver', CGROUP_DRIVERS),
+  checkEnforceNodeAllocatable,
   checkClusterDNS,
   ...['evictionHard', 'evictionSoft', 'evictionMinimumReclaim'].map((field) => (fields: Fields) => checkEvictionMap(fields, field)),
   (fields) => {
@@ -166,6 +167,21 @@ function checkEvictionMap(fields: Fields, field: string): ConfigProblem | undefi
       return { field: `${field}.${signal}`, reason: `invalid threshold ${JSON.stringify(value)}: must be a quantity or a percentage` };
     }
     if (value.trim().startsWith('-')) return { field: `${field}.${signal}`, reason: `eviction threshold ${signal} must be positive: ${value}` };
+  }
+  return undefined;
+}
+
+const NODE_ALLOCATABLE_LEVELS = ['none', 'pods', 'system-reserved', 'kube-reserved', 'system-reserved-compressible', 'kube-reserved-compressible'];
+
+/** As upstream's ValidateKubeletConfiguration: known levels, "none" alone, and only with cgroupsPerQOS. */
+function checkEnforceNodeAllocatable(fields: Fields): ConfigProblem | undefined {
+  const levels = (fields.enforceNodeAllocatable as string[] | undefined) ?? [];
+  const unknown = levels.find((level) => !NODE_ALLOCATABLE_LEVELS.includes(level));
+  if (unknown !== undefined) return { field: 'enforceNodeAllocatable', reason: `invalid option ${JSON.stringify(unknown)}, valid options are ${NODE_ALLOCATABLE_LEVELS.join(', ')}` };
+  if (levels.includes('none') && levels.length > 1) return { field: 'enforceNodeAllocatable', reason: 'invalid combination, "none" cannot be combined with other options' };
+  const enforced = levels.filter((level) => level !== 'none');
+  if (enforced.length > 0 && fields.cgroupsPerQOS === false) {
+    return { field: 'enforceNodeAllocatable', reason: 'is not supported unless cgroupsPerQOS (--cgroups-per-qos) is turned on' };
   }
   return undefined;
 }

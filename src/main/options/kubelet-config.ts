@@ -350,6 +350,7 @@ function podSettings(fields: Record<string, unknown>) {
     cgroupDriver: fields.cgroupDriver as string,
     cgroupRoot: (fields.cgroupRoot as string | undefined) ?? '',
     cgroupsPerQOS: fields.cgroupsPerQOS as boolean,
+    enforceNodeAllocatable: ((fields.enforceNodeAllocatable as string[] | undefined) ?? []).filter((level) => level !== 'none'),
     systemReserved: (fields.systemReserved as Record<string, string> | undefined) ?? {},
     kubeReserved: (fields.kubeReserved as Record<string, string> | undefined) ?? {},
     evictionHard: (fields.evictionHard as Record<string, string> | undefined) ?? {},

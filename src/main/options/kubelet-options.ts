@@ -83,6 +83,8 @@ export interface KubeletOptions {
   cgroupDriver: string;
   cgroupRoot: string;
   cgroupsPerQOS: boolean;
+  /** Node allocatable levels enforced on cgroups ('none' dropped): 'pods' limits the kubepods cgroup. */
+  enforceNodeAllocatable: string[];
   systemReserved: Record<string, string>;
   kubeReserved: Record<string, string>;
   evictionHard: Record<string, string>;
