@@ -17,6 +17,7 @@ import { UrlSource } from './config/url-source.js';
 import { admitPod } from '../shared/admission/admit-pod.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
+import { ImageGcManager } from './images/image-gc-manager.js';
 import { detectHostIP } from './node-ip.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import { PodManager } from './pod/pod-manager.js';
@@ -36,7 +37,7 @@ import type { EventRecorder } from './events/event-recorder.js';
 import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
 import { kubeletVersion } from './version.js';
 import type { PodApiDataProvider } from './apidata/pod-api-data.js';
-import { podObject } from '../shared/events/event-types.js';
+import { nodeObject, podObject } from '../shared/events/event-types.js';
 import { isPodStatusByKubeletEqual } from './status/status-equality.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
@@ -70,6 +71,7 @@ export class Kubelet {
    * so they neither queue behind nor delay the shards' syncs.
    */
   private apiCri?: CriClient;
+  private imageGc?: ImageGcManager;
   /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
   private readonly qosCgroups: QosCgroups;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
@@ -154,12 +156,14 @@ export class Kubelet {
     await this.takeRuntimeInventory();
     await this.startSources();
     this.startTimers();
+    this.startImageGc();
     this.started = true;
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
+    this.imageGc?.stop();
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
@@ -423,6 +427,20 @@ export class Kubelet {
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
     void this.qosCgroups.update(this.podManager.pods());
     every(QOS_UPDATE_PERIOD_MS, () => void this.qosCgroups.update(this.podManager.pods()));
+  }
+
+  /** Upstream's StartGarbageCollection for images (containers are collected by each pod's own sync). */
+  private startImageGc(): void {
+    const { options, logger } = this;
+    this.imageGc = new ImageGcManager({
+      cri: () => this.apiCri,
+      settings: options.imageGC,
+      periodMs: options.imageGC.periodMs,
+      logger,
+      onNodeEvent: (type, reason, message) =>
+        this.events?.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),
+    });
+    this.imageGc.start();
   }
 
   /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */

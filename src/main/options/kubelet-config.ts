@@ -334,8 +334,24 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     maxParallelImagePulls: fields.maxParallelImagePulls as number | undefined,
     registryPullQPS: fields.registryPullQPS as number,
     registryBurst: fields.registryBurst as number,
+    imageGC: imageGcSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),
+  };
+}
+
+/** Upstream's ImageGCPeriod: how often unused images are looked for. */
+const IMAGE_GC_PERIOD_MS = 5 * 60_000;
+
+function imageGcSettings(fields: Record<string, unknown>, flags: KubeletFlags): KubeletOptions['imageGC'] {
+  const gates = (fields.featureGates as Record<string, boolean> | undefined) ?? {};
+  return {
+    highThresholdPercent: fields.imageGCHighThresholdPercent as number,
+    lowThresholdPercent: fields.imageGCLowThresholdPercent as number,
+    minAgeMs: fields.imageMinimumGCAge as number,
+    // ImageMaximumGCAge is beta and on by default since 1.30.
+    maxAgeMs: gates.ImageMaximumGCAge === false ? 0 : ((fields.imageMaximumGCAge as number | undefined) ?? 0),
+    periodMs: flags.imageGCPeriodMs || IMAGE_GC_PERIOD_MS,
   };
 }
 

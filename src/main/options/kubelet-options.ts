@@ -71,6 +71,15 @@ export interface KubeletOptions {
   maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
+  /** Image garbage collection; a high threshold of 100 turns it off, as upstream. */
+  imageGC: {
+    highThresholdPercent: number;
+    lowThresholdPercent: number;
+    minAgeMs: number;
+    /** 0: no age limit (also when the ImageMaximumGCAge gate is off). */
+    maxAgeMs: number;
+    periodMs: number;
+  };
 
   // Admission and pod settings.
   maxPods: number;
