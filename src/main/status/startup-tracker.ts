@@ -40,10 +40,13 @@ export class StartupTracker {
     if (this.recordsByUid.has(uid) && !this.forgottenAtMsByUid.has(uid)) this.forgottenAtMsByUid.set(uid, this.nowMs());
   }
 
-  observe(pod: Pod, status: PodStatus): void {
+  /** Returns the pod's record when this status is the one that saw it start (kubelet_pod_start_duration_seconds observes it). */
+  observe(pod: Pod, status: PodStatus): StartupRecord | undefined {
     const record = this.recordsByUid.get(pod.metadata?.uid ?? '');
-    if (!record || record.runningAtMs !== undefined || status.phase !== 'Running') return;
-    if (status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) record.runningAtMs = this.nowMs();
+    if (!record || record.runningAtMs !== undefined || status.phase !== 'Running') return undefined;
+    if (!status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return undefined;
+    record.runningAtMs = this.nowMs();
+    return record;
   }
 
   /** Widens the pod's pulling span with a sync's pulls, until the pod has run. */

@@ -40,7 +40,7 @@ export type CriMethod = (typeof CRI_METHODS)[number];
 
 const INDEX_OF = new Map<CriMethod, number>(CRI_METHODS.map((name, index) => [name, index]));
 
-/** upstream's RuntimeOperationsDuration buckets: ExponentialBuckets(0.005, 2.5, 14), 5 ms to about 5 minutes. */
+/** upstream's RuntimeOperationsDuration buckets: ExponentialBuckets(0.005, 2.5, 14), 5 ms to about 12 minutes. */
 export const RUNTIME_OPERATION_BUCKETS_SECONDS = exponentialBuckets(0.005, 2.5, 14);
 
 /** Per method: calls, then errors. */
