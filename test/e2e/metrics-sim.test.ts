@@ -19,7 +19,7 @@ import type { Summary } from '../../src/main/stats/summary-types.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { ensurePrometheus, promtoolCheckMetrics, startPrometheus, type PrometheusBinaries, type PrometheusServer } from '../../src/tools/prometheus-env.js';
 import { signalGroup, waitUntil } from '../helpers/kubelet-process.js';
-import { serveRoutes, type RouteServer } from '../helpers/route-server.js';
+import { serveRoutes, type RouteServer } from '../../src/tools/route-server.js';
 import { manifest } from './scenarios.js';
 
 const WORKERS = 2;

@@ -1,9 +1,10 @@
-// A plain HTTP server over a KubeletRoutes table, for tests of route modules: the
-// real :10250 server adds TLS, authentication and authorization in front of the same
-// table. Every request is served as an authenticated test user.
+// Dev tooling for tests and the bench: a plain HTTP server over a KubeletRoutes
+// table, to drive route modules without the :10250 server, which puts TLS,
+// authentication and authorization in front of the same table. Every request is
+// served as an authenticated test user.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KubeletRoutes } from '../../src/main/server/kubelet-routes.js';
+import type { KubeletRoutes } from '../main/server/kubelet-routes.js';
 
 export interface RouteServer {
   url: string;
