@@ -1,8 +1,8 @@
 // /stats/summary and /metrics/resource against real containerd 1.6 (brought up by
-// scripts/containerd/setup.sh; needs root): containerd answers UNIMPLEMENTED for
-// ListPodSandboxStats, so the pod's figures come from ListContainerStats, grouped by
-// the pod labels. A busybox pod that allocates memory must show CPU time and a
-// non-zero working set. Run it under `flock /tmp/shardlet-containerd.lock`.
+// scripts/containerd/setup.sh; needs root): the pod's figures come from
+// ListPodSandboxStats, or from ListContainerStats grouped by the pod labels where
+// containerd answers UNIMPLEMENTED. A busybox pod that allocates memory must show CPU
+// time and a non-zero working set. Run it under `flock /tmp/shardlet-containerd.lock`.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,7 +94,7 @@ after(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-test('/stats/summary has the busybox pod’s CPU and memory, from ListContainerStats on containerd 1.6', async () => {
+test('/stats/summary has the busybox pod’s CPU and memory on containerd 1.6', async () => {
   const pod = await waitUntil(
     async () => {
       const found = busyboxPod(await summary());

@@ -65,9 +65,13 @@ export class SummaryProvider {
         const reply = await cri.listPodSandboxStats({});
         return podStatsFromSandboxes(reply.stats, ctx);
       } catch (err) {
-        if (!isUnimplemented(err)) throw err;
-        this.sandboxStatsUnimplemented = true;
-        this.source.logger.info('The runtime does not implement ListPodSandboxStats; pod stats are summed from ListContainerStats');
+        if (isUnimplemented(err)) {
+          this.sandboxStatsUnimplemented = true;
+          this.source.logger.info('The runtime does not implement ListPodSandboxStats; pod stats are summed from ListContainerStats');
+        } else {
+          // One sandbox the runtime cannot read fails the whole list; the containers' figures still answer.
+          this.source.logger.warn({ err: (err as Error).message }, 'ListPodSandboxStats failed; pod stats summed from ListContainerStats');
+        }
       }
     }
     const reply = await cri.listContainerStats({});
