@@ -1,7 +1,7 @@
 // /stats/summary and /metrics/resource against real containerd 1.6 (brought up by
 // scripts/containerd/setup.sh; needs root): the pod's figures come from
-// ListPodSandboxStats, or from ListContainerStats grouped by the pod labels where
-// containerd answers UNIMPLEMENTED. A busybox pod that allocates memory must show CPU
+// ListPodSandboxStats, which containerd 1.6.20 implements (the ListContainerStats
+// fallback for runtimes without it is covered by the summary mapping's unit tests). A busybox pod that allocates memory must show CPU
 // time and a non-zero working set. Run it under `flock /tmp/shardlet-containerd.lock`.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // CRI stats as Summary API pod stats, as upstream's CRI stats provider builds them
 // (pkg/kubelet/stats/cri_stats_provider.go): from ListPodSandboxStats when the
 // runtime has it, else from ListContainerStats grouped by the pod labels and summed
-// (containerd 1.6 answers UNIMPLEMENTED for sandbox stats). Pure: the caller makes the
+// (for runtimes that answer UNIMPLEMENTED for sandbox stats). Pure: the caller makes the
 // CRI calls and supplies what the kubelet knows (start times, filesystem capacity).
 import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
 import type * as cri from '../../shared/cri/types.js';
@@ -151,9 +151,30 @@ function podRefOf(labels: Record<string, string>, metadata: cri.PodSandboxMetada
   };
 }
 
-/** One PodStats per sandbox the runtime reported (ListPodSandboxStats). */
+/**
+ * A pod whose sandbox was recreated may be listed twice: keep the sandbox running
+ * containers, then the newer figures, as upstream keeps only a pod's latest sandbox.
+ */
+function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodSandboxStats__Output[] {
+  const byUid = new Map<string, cri.PodSandboxStats__Output>();
+  const rank = (s: cri.PodSandboxStats__Output): [number, number] => [s.linux?.containers.length ?? 0, Number(s.linux?.cpu?.timestamp ?? 0)];
+  for (const sandbox of sandboxes) {
+    const uid = podRefOf(sandbox.attributes?.labels ?? {}, sandbox.attributes?.metadata).uid;
+    const held = byUid.get(uid);
+    if (!held) {
+      byUid.set(uid, sandbox);
+      continue;
+    }
+    const [heldContainers, heldAt] = rank(held);
+    const [containers, at] = rank(sandbox);
+    if (containers > heldContainers || (containers === heldContainers && at > heldAt)) byUid.set(uid, sandbox);
+  }
+  return [...byUid.values()];
+}
+
+/** One PodStats per pod the runtime reported sandboxes of (ListPodSandboxStats). */
 export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], ctx: PodStatsContext): PodStats[] {
-  return sandboxes.map((sandbox) => {
+  return latestSandboxPerPod(sandboxes).map((sandbox) => {
     const attributes = sandbox.attributes;
     const podRef = podRefOf(attributes?.labels ?? {}, attributes?.metadata);
     const times = ctx.podTimes(podRef.uid);

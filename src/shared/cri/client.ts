@@ -220,7 +220,7 @@ export class CriClient {
     return this.runtimeCall('PodSandboxStats', req, timeoutMs);
   }
 
-  /** containerd 1.6 answers UNIMPLEMENTED (isUnimplemented): the caller falls back to ListContainerStats. */
+  /** A runtime without sandbox stats answers UNIMPLEMENTED (isUnimplemented): the caller falls back to ListContainerStats. */
   listPodSandboxStats(req: cri.ListPodSandboxStatsRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxStatsResponse__Output> {
     return this.runtimeCall('ListPodSandboxStats', req, timeoutMs);
   }

@@ -153,3 +153,11 @@ test('without sandbox stats, pods are grouped from container stats by their labe
   assert.equal(pod.network, undefined, 'container stats carry no network figures');
   assert.equal(pod['ephemeral-storage']?.usedBytes, 8192);
 });
+
+test('a pod listed with an old sandbox and its current one counts once, with the current one’s figures', () => {
+  const old = { ...sandboxStats(T0_NS - 60 * SECOND_NS, []), attributes: { ...sandboxStats(T0_NS, []).attributes!, id: 'sb-old' } };
+  const current = sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS)]);
+  const pods = podStatsFromSandboxes([current, old], context());
+  assert.equal(pods.length, 1);
+  assert.equal(pods[0].containers.length, 1);
+});
