@@ -105,16 +105,20 @@ export class KubeletMetrics {
     return this.registry.contentType;
   }
 
-  /** A pod seen running: its start latency, and the SLI's (pulls left out). */
+  /**
+   * A pod seen running: its start latency from when the kubelet first saw it, and the
+   * SLI's, from its creation (when it has a creationTimestamp, else from when it was
+   * seen) with its image pulls left out, as upstream's pod startup latency tracker.
+   */
   observePodStarted(record: StartupRecord): void {
     if (record.runningAtMs === undefined) return;
-    const startSeconds = (record.runningAtMs - record.seenAtMs) / 1000;
-    this.podStart.observe(startSeconds);
+    this.podStart.observe((record.runningAtMs - record.seenAtMs) / 1000);
     const pullingMs =
       record.firstStartedPullingAtMs !== undefined && record.lastFinishedPullingAtMs !== undefined
         ? Math.max(record.lastFinishedPullingAtMs - record.firstStartedPullingAtMs, 0)
         : 0;
-    this.podStartSli.observe({ first_with_network: 'false' }, Math.max(startSeconds - pullingMs / 1000, 0));
+    const sliMs = record.runningAtMs - (record.createdAtMs ?? record.seenAtMs) - pullingMs;
+    this.podStartSli.observe({ first_with_network: 'false' }, Math.max(sliMs, 0) / 1000);
   }
 
   /** One pod sync, from the pod worker's request to the shard's answer. */
