@@ -41,6 +41,10 @@ import { nodeObject, podObject } from '../shared/events/event-types.js';
 import { isPodStatusByKubeletEqual } from './status/status-equality.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
+import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metrics.js';
+import { registerMetricsRoutes } from './metrics/metrics-routes.js';
+import { SummaryProvider } from './stats/summary-provider.js';
+import { podTimesFromStatus } from './stats/pod-times.js';
 
 type ClusterMode = typeof import('./cluster-mode.js');
 
@@ -60,6 +64,10 @@ export class Kubelet {
   private readonly runtimeKnownPods = new RuntimeKnownPods();
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
+  /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
+  readonly metrics: KubeletMetrics;
+  /** /stats/summary and /metrics/resource. */
+  readonly summary: SummaryProvider;
   private shards?: ShardPool;
   private podWorkers?: PodWorkers;
   private storage?: PodStorage;
@@ -100,7 +108,18 @@ export class Kubelet {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
     this.qosCgroups = new QosCgroups(options, logger);
-    this.statuses.onChange(({ pod, status }) => this.startup.observe(pod, status));
+    this.metrics = new KubeletMetrics({ nodeName: options.nodeName, criCalls: this.criCalls, shardStats: () => this.shardStats() });
+    this.summary = new SummaryProvider({
+      nodeName: options.nodeName,
+      rootDir: options.rootDir,
+      cri: () => this.apiCri,
+      podTimes: (uid) => podTimesFromStatus(this.statuses.get(uid)),
+      logger,
+    });
+    this.statuses.onChange(({ pod, status }) => {
+      const started = this.startup.observe(pod, status);
+      if (started) this.metrics.observePodStarted(started);
+    });
   }
 
   async start(): Promise<void> {
@@ -217,7 +236,14 @@ export class Kubelet {
         if (firstSync && request.kind === 'sync') request.runtimeKnownEmpty = true;
         // The shard never talks to the API server: the objects the pod refers to travel with the request.
         if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
-        return this.shards!.sync(request);
+        const operation: PodWorkerOperation = request.kind !== 'sync' ? 'kill' : firstSync ? 'create' : 'sync';
+        const startedAt = performance.now();
+        try {
+          return await this.shards!.sync(request);
+        } finally {
+          const shard = this.options.workers > 0 ? this.shards!.shardOf(request.pod.metadata?.uid ?? '') : undefined;
+          this.metrics.observePodSync(operation, shard, (performance.now() - startedAt) / 1000);
+        }
       },
       previousStatus: (uid: string) => this.statuses.get(uid) ?? this.terminalRecords.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
@@ -410,6 +436,7 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
+    registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
     return routes;
   }
 
@@ -464,6 +491,7 @@ export class Kubelet {
   private async takeRuntimeInventory(): Promise<void> {
     try {
       const result = await this.shards!.relist();
+      this.metrics.observeRelist(result);
       this.syncLoop!.handleRelist(result);
       this.runtimeKnownPods.takeInventory((result.runtimePods ?? []).map((ref) => ref.uid));
     } catch (err) {
@@ -477,7 +505,13 @@ export class Kubelet {
     if (this.relistInFlight) return;
     this.relistInFlight = true;
     this.shards!.relist()
-      .then((result) => this.syncLoop!.handleRelist(result), (err) => this.syncLoop!.handleRelistError(err))
+      .then(
+        (result) => {
+          this.metrics.observeRelist(result);
+          this.syncLoop!.handleRelist(result);
+        },
+        (err) => this.syncLoop!.handleRelistError(err),
+      )
       .finally(() => {
         this.relistInFlight = false;
       });

@@ -176,6 +176,16 @@ export interface RelistResult {
   runtimePods?: RuntimePodRef[];
   /** Wall-clock time (epoch ms) the relist began: what it shows is at least this recent. */
   startedAtMs: number;
+  /** How long the relist's own work took (list calls and diff), for kubelet_pleg_relist_duration_seconds. */
+  durationMs?: number;
+  /** What the runtime holds, for kubelet_running_pods and kubelet_running_containers. */
+  counts?: RuntimeCounts;
+}
+
+/** Pods with a ready sandbox and containers per state, as upstream's PLEG counts them after each relist. */
+export interface RuntimeCounts {
+  podsWithReadySandbox: number;
+  containersByState: Record<RuntimeObjectState, number>;
 }
 
 /** main → shard thread: a piscina task. `exit` ends the thread (fault injection, tests only). */

@@ -51,6 +51,11 @@ export const DEFAULT_CALL_LATENCY_MS: Readonly<Record<RpcName, number>> = {
   PullImage: 30, // manifest resolution before any layer moves
   RemoveImage: 5,
   ImageFsInfo: 1,
+  // Stats come from the runtime's cgroup reads; list calls add their per-item cost.
+  ContainerStats: 1,
+  ListContainerStats: 1,
+  PodSandboxStats: 1,
+  ListPodSandboxStats: 1,
 };
 
 export const DEFAULT_IMAGE_SIZE_BYTES = 50_000_000;
