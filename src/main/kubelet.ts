@@ -18,6 +18,9 @@ import { admitPod } from '../shared/admission/admit-pod.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { ImageGcManager } from './images/image-gc-manager.js';
+import { EvictionManager } from './eviction/eviction-manager.js';
+import { EvictedPods } from './eviction/evicted-pods.js';
+import { parseThresholds } from './eviction/thresholds.js';
 import { detectHostIP } from './node-ip.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import { PodManager } from './pod/pod-manager.js';
@@ -80,6 +83,8 @@ export class Kubelet {
    */
   private apiCri?: CriClient;
   private imageGc?: ImageGcManager;
+  private eviction?: EvictionManager;
+  private readonly evicted = new EvictedPods();
   /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
   private readonly qosCgroups: QosCgroups;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
@@ -158,7 +163,10 @@ export class Kubelet {
       logger,
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
-      admit: (pod, activePods) => admitPod(pod, activePods, admissionNode),
+      admit: (pod, activePods) => {
+        const rejection = this.eviction?.admit(pod);
+        return rejection ? { admit: false, ...rejection } : admitPod(pod, activePods, admissionNode);
+      },
       onRejected: (pod, reason, message) => {
         this.statuses.set(pod, { phase: 'Failed', reason, message });
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
@@ -169,6 +177,7 @@ export class Kubelet {
         this.apiData?.forgetPod(uid);
         this.statusManager?.forget(uid);
         this.terminalRecords.forget(uid);
+        this.evicted.forget(uid);
       },
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
@@ -176,6 +185,7 @@ export class Kubelet {
     await this.startSources();
     this.startTimers();
     this.startImageGc();
+    this.startEviction();
     this.started = true;
   }
 
@@ -183,6 +193,7 @@ export class Kubelet {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
     this.imageGc?.stop();
+    this.eviction?.stop();
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
@@ -249,7 +260,7 @@ export class Kubelet {
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
-        if (pod.spec) this.statuses.set(pod, result.status);
+        if (pod.spec) this.statuses.set(pod, this.evicted.overlay(pod.metadata?.uid ?? '', result.status));
         if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
         // A finished static pod still in its source: remember it is finished, across restarts.
         else if (kind === 'terminated' && this.podManager.get(pod.metadata?.uid ?? '')) this.terminalRecords.record(pod.metadata?.uid ?? '', result.status);
@@ -272,7 +283,14 @@ export class Kubelet {
   private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
     const { options, logger } = this;
     const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: kubeletVersion() });
+    const nodeStatus = new cluster.NodeStatusManager({
+      clients,
+      options,
+      cri,
+      logger,
+      kubeletVersion: kubeletVersion(),
+      pressure: () => this.eviction?.conditions() ?? new Set(),
+    });
     this.nodeStatus = nodeStatus;
     const lease = new cluster.NodeLeaseController({
       clients,
@@ -468,6 +486,38 @@ export class Kubelet {
         this.events?.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),
     });
     this.imageGc.start();
+  }
+
+  /** Upstream's eviction manager: node pressure conditions, admission under pressure, one eviction per period. */
+  private startEviction(): void {
+    const { options, logger } = this;
+    this.eviction = new EvictionManager({
+      thresholds: parseThresholds({
+        evictionHard: options.evictionHard,
+        evictionSoft: options.eviction.soft,
+        evictionSoftGracePeriodMs: options.eviction.softGracePeriodMs,
+        evictionMinimumReclaim: options.eviction.minimumReclaim,
+      }),
+      transitionPeriodMs: options.eviction.pressureTransitionPeriodMs,
+      maxPodGracePeriodSeconds: options.eviction.maxPodGracePeriodSeconds,
+      monitoringPeriodMs: options.eviction.monitoringPeriodMs,
+      summary: () => this.summary.summary(false),
+      activePods: () =>
+        this.podManager.pods().filter((pod) => {
+          const uid = pod.metadata?.uid ?? '';
+          return this.podWorkers!.phaseOf(uid) === 'syncing' && !this.evicted.has(uid);
+        }),
+      evict: (pod, gracePeriodSeconds, message) => {
+        this.evicted.record(pod.metadata?.uid ?? '', message);
+        this.onPodEvent(pod, { type: 'Warning', reason: 'Evicted', message, timestampMs: Date.now() });
+        this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds });
+      },
+      reclaimDisk: async () => {
+        await this.imageGc?.collect();
+      },
+      logger,
+    });
+    this.eviction.start();
   }
 
   /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */

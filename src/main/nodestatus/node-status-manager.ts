@@ -42,6 +42,8 @@ export interface NodeStatusManagerConfig {
   kubeletVersion: string;
   /** The machine as cadvisor would report it; read from the host (rootDir's file system) when absent. */
   machine?: MachineInfo;
+  /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
+  pressure?: () => ReadonlySet<string>;
 }
 
 
@@ -147,6 +149,17 @@ export class NodeStatusManager {
     this.machine = config.machine;
   }
 
+  /** The runtime's health with the eviction manager's pressure conditions. */
+  private health(nowMs: number): NodeHealth {
+    const pressure = this.config.pressure?.() ?? new Set<string>();
+    return {
+      ...this.runtime.health(nowMs),
+      memoryPressure: pressure.has('MemoryPressure'),
+      diskPressure: pressure.has('DiskPressure'),
+      pidPressure: pressure.has('PIDPressure'),
+    };
+  }
+
   /** The Node's UID once registered or read (for the Lease's owner reference). */
   nodeUid(): string | undefined {
     return this.node?.metadata?.uid;
@@ -196,7 +209,7 @@ export class NodeStatusManager {
     const { options, kubeletVersion } = this.config;
     const now = new Date();
     const node = initialNode(options, this.machine!, this.runtimeVersion(), kubeletVersion, {
-      health: this.runtime.health(now.getTime()),
+      health: this.health(now.getTime()),
       now,
     });
     // As the VersionInfo setter's error: the field stays empty until the runtime answers.
@@ -292,7 +305,7 @@ export class NodeStatusManager {
   private computeStatus(original: V1Node, now: Date): V1NodeStatus {
     const { options, kubeletVersion } = this.config;
     const status = nodeStatus(options, this.machine!, this.runtimeVersion(), kubeletVersion);
-    status.conditions = nodeConditions(original.status?.conditions, this.runtime.health(now.getTime()), now);
+    status.conditions = nodeConditions(original.status?.conditions, this.health(now.getTime()), now);
     if (!this.runtime.version) {
       // As the VersionInfo setter's error: the runtime version stays what the node had.
       status.nodeInfo!.containerRuntimeVersion = original.status?.nodeInfo?.containerRuntimeVersion ?? '';

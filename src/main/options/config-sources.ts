@@ -60,6 +60,7 @@ const ACTED_ON_FIELDS = new Set([
   'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'nodeLeaseDurationSeconds', 'readOnlyPort', 'podLogsDir', 'logging.verbosity',
   'rotateCertificates', 'cgroupsPerQOS', 'cgroupDriver', 'cgroupRoot', 'enforceNodeAllocatable',
   'imageGCHighThresholdPercent', 'imageGCLowThresholdPercent', 'imageMinimumGCAge', 'imageMaximumGCAge',
+  'evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim', 'evictionPressureTransitionPeriod', 'evictionMaxPodGracePeriod',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */

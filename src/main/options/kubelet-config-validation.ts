@@ -2,6 +2,7 @@
 // ValidateKubeletConfiguration (pkg/kubelet/apis/config/validation) does for the
 // fields shardlet reads or that are cheap to check. The first problem is reported,
 // named by where the value came from (a file field or a flag).
+import { parseGoDuration } from './duration.js';
 import { isIP } from 'node:net';
 import { featureGatesError } from './feature-gates.js';
 import { taintError } from './taints.js';
@@ -92,6 +93,7 @@ const CHECKS: Check[] = [
   oneOf('topologyManagerScope', TOPOLOGY_MANAGER_SCOPES),
   oneOf('cgroupDriver', CGROUP_DRIVERS),
   checkEnforceNodeAllocatable,
+  checkSoftEvictionGrace,
   checkClusterDNS,
   ...['evictionHard', 'evictionSoft', 'evictionMinimumReclaim'].map((field) => (fields: Fields) => checkEvictionMap(fields, field)),
   (fields) => {
@@ -182,6 +184,20 @@ function checkEnforceNodeAllocatable(fields: Fields): ConfigProblem | undefined 
   const enforced = levels.filter((level) => level !== 'none');
   if (enforced.length > 0 && fields.cgroupsPerQOS === false) {
     return { field: 'enforceNodeAllocatable', reason: 'is not supported unless cgroupsPerQOS (--cgroups-per-qos) is turned on' };
+  }
+  return undefined;
+}
+
+/** As upstream's ParseThresholdConfig: every soft threshold needs a grace period, and each grace period a valid duration. */
+function checkSoftEvictionGrace(fields: Fields): ConfigProblem | undefined {
+  const soft = (fields.evictionSoft as Record<string, string> | undefined) ?? {};
+  const grace = (fields.evictionSoftGracePeriod as Record<string, string> | undefined) ?? {};
+  for (const [signal, text] of Object.entries(grace)) {
+    const ms = parseGoDuration(text.trim());
+    if (ms === undefined || ms < 0) return { field: `evictionSoftGracePeriod.${signal}`, reason: `invalid duration ${JSON.stringify(text)}` };
+  }
+  for (const signal of Object.keys(soft)) {
+    if (grace[signal] === undefined) return { field: `evictionSoft.${signal}`, reason: `grace period must be specified for the soft eviction threshold ${signal}` };
   }
   return undefined;
 }

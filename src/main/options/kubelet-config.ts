@@ -3,6 +3,7 @@
 // the command-line flags over it (flags win, as upstream's
 // kubeletConfigFlagPrecedence), validates the result and resolves it into the one
 // KubeletOptions object the kubelet reads.
+import { parseGoDuration } from './duration.js';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -335,6 +336,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     registryPullQPS: fields.registryPullQPS as number,
     registryBurst: fields.registryBurst as number,
     imageGC: imageGcSettings(fields, flags),
+    eviction: evictionSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),
   };
@@ -352,6 +354,22 @@ function imageGcSettings(fields: Record<string, unknown>, flags: KubeletFlags): 
     // ImageMaximumGCAge is beta and on by default since 1.30.
     maxAgeMs: gates.ImageMaximumGCAge === false ? 0 : ((fields.imageMaximumGCAge as number | undefined) ?? 0),
     periodMs: flags.imageGCPeriodMs || IMAGE_GC_PERIOD_MS,
+  };
+}
+
+/** Upstream's evictionMonitoringPeriod. */
+const EVICTION_MONITORING_PERIOD_MS = 10_000;
+
+function evictionSettings(fields: Record<string, unknown>, flags: KubeletFlags): KubeletOptions['eviction'] {
+  const grace = (fields.evictionSoftGracePeriod as Record<string, string> | undefined) ?? {};
+  return {
+    soft: (fields.evictionSoft as Record<string, string> | undefined) ?? {},
+    // Validation has checked every value parses.
+    softGracePeriodMs: Object.fromEntries(Object.entries(grace).map(([signal, text]) => [signal, parseGoDuration(text.trim()) ?? 0])),
+    minimumReclaim: (fields.evictionMinimumReclaim as Record<string, string> | undefined) ?? {},
+    pressureTransitionPeriodMs: fields.evictionPressureTransitionPeriod as number,
+    maxPodGracePeriodSeconds: (fields.evictionMaxPodGracePeriod as number | undefined) ?? 0,
+    monitoringPeriodMs: flags.evictionMonitoringPeriodMs || EVICTION_MONITORING_PERIOD_MS,
   };
 }
 

@@ -97,6 +97,16 @@ export interface KubeletOptions {
   systemReserved: Record<string, string>;
   kubeReserved: Record<string, string>;
   evictionHard: Record<string, string>;
+  /** The eviction manager's settings beyond evictionHard (which also feeds node allocatable). */
+  eviction: {
+    soft: Record<string, string>;
+    softGracePeriodMs: Record<string, number>;
+    minimumReclaim: Record<string, string>;
+    pressureTransitionPeriodMs: number;
+    maxPodGracePeriodSeconds: number;
+    /** shardlet's own --eviction-monitoring-period; upstream's fixed 10 s. */
+    monitoringPeriodMs: number;
+  };
   featureGates: Record<string, boolean>;
 
   // API server, node registration, status and lease.
