@@ -22,6 +22,8 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
+import { containerLogsRoute } from './logs/container-logs-route.js';
+import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -68,6 +70,8 @@ export class Kubelet {
    * so they neither queue behind nor delay the shards' syncs.
    */
   private apiCri?: CriClient;
+  /** Rotates running containers' log files (containerLogMaxSize / containerLogMaxFiles). */
+  private containerLogs?: ContainerLogManager;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
   private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
@@ -106,6 +110,8 @@ export class Kubelet {
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     this.apiCri = probe;
+    this.containerLogs = new ContainerLogManager({ settings: options.containerLogs, cri: () => this.apiCri, logger });
+    this.containerLogs.start();
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
 
     const pulls = new PullCoordinator({
@@ -157,6 +163,7 @@ export class Kubelet {
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
+    await this.containerLogs?.stop();
     this.apiCri?.close();
     await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
@@ -398,6 +405,7 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
+    routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, logger: this.logger }));
     return routes;
   }
 

@@ -4,6 +4,7 @@
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
 import * as containers from './container-service.js';
+import { reopenContainerLog } from './log-service.js';
 import type { ImageService } from './image-service.js';
 import * as sandboxes from './sandbox-service.js';
 import type { SimContext } from './sim-context.js';
@@ -99,6 +100,7 @@ export function runtimeServiceHandlers(ctx: SimContext): cri.RuntimeServiceHandl
     ),
     ExecSync: unaryHandler(env, 'ExecSync', (req: cri.ExecSyncRequest__Output) => containers.execSync(ctx, req)),
     GetContainerEvents: (call) => getContainerEvents(ctx, call),
+    ReopenContainerLog: unaryHandler(env, 'ReopenContainerLog', (req: cri.ReopenContainerLogRequest__Output) => reopenContainerLog(ctx, req)),
   };
 }
 

@@ -8,6 +8,7 @@ export const CRI_METHODS = [
   'Version',
   'Status',
   'UpdateRuntimeConfig',
+  'ReopenContainerLog',
   'RunPodSandbox',
   'StopPodSandbox',
   'RemovePodSandbox',
