@@ -31,7 +31,8 @@ const SHELLS = new Set(['sh', 'ash', 'bash', 'dash']);
 export function outputOf(command: readonly string[], args: readonly string[]): ProcessOutput {
   const argv = [...command, ...args];
   const program = argv[0]?.slice(argv[0].lastIndexOf('/') + 1) ?? '';
-  if (program === 'echo') return { atStart: [echoLine(argv.slice(1).join(' '))].filter(isLine), atExit: [] };
+  // A bare echo gets its arguments as they are: no shell splits or unquotes them.
+  if (program === 'echo') return { atStart: [{ stream: 'stdout', text: argv.slice(1).join(' ') }], atExit: [] };
   if (!SHELLS.has(program) || argv[1] !== '-c' || argv[2] === undefined) return { atStart: [], atExit: [] };
   return scriptOutput(statementsOf(argv[2]));
 }
