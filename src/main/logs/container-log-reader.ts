@@ -77,22 +77,30 @@ export async function readContainerLog(target: LogReadTarget, options: LogReadOp
   }
 }
 
-/** Writes every complete line of `data`; returns the incomplete rest. */
+/** Writes every complete line of `data` (one write per chunk read); returns the incomplete rest. */
 async function emitLines(data: Buffer, output: LogOutput, target: LogReadTarget): Promise<Buffer> {
+  const rendered: Buffer[] = [];
   let start = 0;
   for (let end = data.indexOf(NEWLINE); end >= 0 && !output.exhausted; end = data.indexOf(NEWLINE, start)) {
-    await emitRecord(data.subarray(start, end + 1), output, target);
+    const bytes = renderRecord(data.subarray(start, end + 1), output);
+    if (bytes) rendered.push(bytes);
     start = end + 1;
   }
+  if (rendered.length > 0) await target.write(rendered.length === 1 ? rendered[0]! : Buffer.concat(rendered));
   return Buffer.from(data.subarray(start));
 }
 
 async function emitRecord(line: Buffer, output: LogOutput, target: LogReadTarget): Promise<void> {
-  // A line that is not a record is skipped, as upstream logs and skips it.
+  const bytes = renderRecord(line, output);
+  if (bytes) await target.write(bytes);
+}
+
+/** A line that is not a record is skipped, as upstream logs and skips it. */
+function renderRecord(line: Buffer, output: LogOutput): Buffer | undefined {
   const record = parseCriLogLine(line);
-  if (!record) return;
+  if (!record) return undefined;
   const bytes = output.render(record);
-  if (bytes && bytes.length > 0) await target.write(bytes);
+  return bytes && bytes.length > 0 ? bytes : undefined;
 }
 
 /**
