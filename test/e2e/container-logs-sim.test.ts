@@ -101,6 +101,7 @@ test('previous reads the last terminated instance of a restarting container', as
 test('unknown pods and containers are 404, bad queries 400 and 422, as upstream answers', async () => {
   assert.deepEqual(await httpGet(node.port, '/containerLogs/default/nope/main'), { status: 404, body: 'pod "nope" does not exist' });
   assert.deepEqual(await httpGet(node.port, logsPath('talk', '', 'other')), { status: 404, body: `container "other" not found in pod "talk-${NODE}"` });
+  assert.equal((await httpGet(node.port, '/containerLogs/default/%E0%A4%A/main')).status, 404);
   assert.equal((await httpGet(node.port, logsPath('talk', 'tailLines=x'))).status, 400);
   assert.equal((await httpGet(node.port, logsPath('talk', 'tailLines=-1'))).status, 422);
   assert.equal((await httpGet(node.port, logsPath('talk', 'sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z'))).status, 422);

@@ -36,7 +36,9 @@ export function containerLogsRoute(host: ContainerLogsHost): Route {
 }
 
 async function serveContainerLogs(host: ContainerLogsHost, _req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
-  const [namespace = '', podName = '', containerName = ''] = ctx.url.pathname.slice(CONTAINER_LOGS_PATH.length).split('/').map(decodeURIComponent);
+  const parts = ctx.url.pathname.slice(CONTAINER_LOGS_PATH.length).split('/').map(decodePart);
+  if (parts.length > 3 || parts.includes(undefined)) return fail(res, 404, '404 page not found');
+  const [namespace = '', podName = '', containerName = ''] = parts as string[];
   if (!podName) return fail(res, 400, '{"message": "Missing podID."}');
   if (!containerName) return fail(res, 400, '{"message": "Missing container name."}');
   if (!namespace) return fail(res, 400, '{"message": "Missing podNamespace."}');
@@ -82,6 +84,15 @@ async function serveContainerLogs(host: ContainerLogsHost, _req: IncomingMessage
     if (!res.writableEnded) res.write((err as Error).message);
   }
   if (!res.writableEnded) res.end();
+}
+
+/** A path segment with its %-escapes decoded; undefined when they are malformed. */
+function decodePart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Containers, init containers and ephemeral containers, as upstream's GetContainerSpec. */
