@@ -110,7 +110,12 @@ export class Kubelet {
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     this.apiCri = probe;
-    this.containerLogs = new ContainerLogManager({ settings: options.containerLogs, cri: () => this.apiCri, logger });
+    this.containerLogs = new ContainerLogManager({
+      settings: options.containerLogs,
+      cri: () => this.apiCri,
+      ownsPod: (uid) => this.podManager.get(uid) !== undefined,
+      logger,
+    });
     this.containerLogs.start();
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
 

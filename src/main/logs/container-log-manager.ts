@@ -1,7 +1,7 @@
 // Rotation of running containers' log files, as upstream's ContainerLogManager:
 // every containerLogMonitorInterval, list the running containers, and rotate each
 // log file over containerLogMaxSize (log-rotation.ts), at most
-// containerLogMaxWorkers at a time. It runs on the main thread over the kubelet
+// containerLogMaxWorkers at a time, for the containers of the pods this kubelet runs. It runs on the main thread over the kubelet
 // API's CRI channel: per round one ListContainers (filtered to running) and a
 // stat per container; ContainerStatus only once per container, for its log path,
 // which never changes. Compression runs in libuv's pool, not on the main thread.
@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { POD_UID_LABEL } from '../../shared/labels.js';
 import { rotateLog } from './log-rotation.js';
 
 /** The settings, as KubeletOptions.containerLogs holds them. */
@@ -23,6 +24,12 @@ export interface ContainerLogManagerDeps {
   settings: ContainerLogSettings;
   /** The kubelet API's CRI channel; a round is skipped while it is not there. */
   cri(): CriClient | undefined;
+  /**
+   * Whether a pod (by UID) is one this kubelet runs. Upstream rotates every running
+   * container of the runtime; shardlet only its own pods', so that kubelets sharing
+   * one containerd (tests, side-by-side runs) never rotate each other's logs.
+   */
+  ownsPod(uid: string): boolean;
   logger: Logger;
 }
 
@@ -54,7 +61,7 @@ export class ContainerLogManager {
     let ids: string[];
     try {
       const { containers } = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
-      ids = containers.map((container) => container.id);
+      ids = containers.filter((container) => this.deps.ownsPod(container.labels[POD_UID_LABEL] ?? '')).map((container) => container.id);
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'Failed to list containers for log rotation');
       return;
