@@ -40,7 +40,7 @@ before(async () => {
     nodeName: NODE,
     workers: 2,
     // Small enough for the chatty pod to pass within seconds, far above what the others print in a test run.
-    config: { containerLogMaxSize: '4Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s' },
+    config: { containerLogMaxSize: '4Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s', featureGates: { PodLogsQuerySplitStreams: true } },
   });
   const pod = (name: string, script: string) =>
     writeFileSync(join(node.manifestDir, `${name}.yaml`), manifest(name, { containers: [{ name: 'main', image: IMAGE, command: ['sh', '-c', script] }] }));

@@ -24,6 +24,8 @@ export interface ContainerLogsHost {
   statusOf(uid: string): PodStatus | undefined;
   /** The kubelet API's CRI channel; undefined until the runtime has answered at start-up. */
   cri(): CriClient | undefined;
+  /** The PodLogsQuerySplitStreams feature gate: `stream` may be given. */
+  splitStreams: boolean;
   logger: Logger;
 }
 
@@ -44,7 +46,7 @@ async function serveContainerLogs(host: ContainerLogsHost, _req: IncomingMessage
   if (!namespace) return fail(res, 400, '{"message": "Missing podNamespace."}');
   let query;
   try {
-    query = parseLogQuery(ctx.url.searchParams, Date.now());
+    query = parseLogQuery(ctx.url.searchParams, Date.now(), host.splitStreams);
   } catch (err) {
     if (err instanceof LogQueryError) return fail(res, err.statusCode, err.message);
     throw err;

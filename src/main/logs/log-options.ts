@@ -43,8 +43,11 @@ const DECODE_ERROR = '{"message": "Unable to decode query."}';
 const INVALID_ERROR = '{"message": "Invalid request."}';
 const INTEGER = /^[+-]?\d+$/;
 
-/** The query of a request, as upstream decodes and validates it; throws LogQueryError. */
-export function parseLogQuery(query: URLSearchParams, nowMs: number): LogQuery {
+/**
+ * The query of a request, as upstream decodes and validates it; throws LogQueryError.
+ * `stream` is only accepted with the PodLogsQuerySplitStreams gate (alpha in 1.34).
+ */
+export function parseLogQuery(query: URLSearchParams, nowMs: number, splitStreams = false): LogQuery {
   const values = new URLSearchParams(query);
   // The old `tail` parameter: a number, or "all" for no tail.
   const tail = values.get('tail');
@@ -70,6 +73,7 @@ export function parseLogQuery(query: URLSearchParams, nowMs: number): LogQuery {
     (sinceSeconds !== undefined && sinceSeconds < 1) ||
     (sinceSeconds !== undefined && sinceTimeNs !== undefined) ||
     streams === undefined ||
+    (streamName !== null && !splitStreams) ||
     (tailLines !== undefined && streamName !== null && streamName !== 'All');
   if (invalid) throw new LogQueryError(422, INVALID_ERROR);
 

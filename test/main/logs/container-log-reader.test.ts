@@ -21,7 +21,7 @@ function logFile(text: string): string {
 
 async function read(path: string, query: string, isRunning: () => Promise<boolean> = async () => false, signal = new AbortController().signal): Promise<string> {
   const chunks: Buffer[] = [];
-  await readContainerLog({ path, isRunning, signal, write: async (chunk) => void chunks.push(chunk) }, parseLogQuery(new URLSearchParams(query), Date.now()).read);
+  await readContainerLog({ path, isRunning, signal, write: async (chunk) => void chunks.push(chunk) }, parseLogQuery(new URLSearchParams(query), Date.now(), true).read);
   return Buffer.concat(chunks).toString();
 }
 
