@@ -110,6 +110,7 @@ export class Kubelet {
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     this.apiCri = probe;
+    logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
     this.containerLogs = new ContainerLogManager({
       settings: options.containerLogs,
       cri: () => this.apiCri,
@@ -117,7 +118,6 @@ export class Kubelet {
       logger,
     });
     this.containerLogs.start();
-    logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
 
     const pulls = new PullCoordinator({
       serializeImagePulls: options.serializeImagePulls,

@@ -7,6 +7,7 @@
 // the main thread for more than one chunk's parse.
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { parseCriLogLine } from '../../shared/logs/cri-log-format.js';
 import type { LogReadOptions } from './log-options.js';
 import { LogOutput } from './log-output.js';
@@ -28,9 +29,6 @@ export interface LogReadTarget {
   write(chunk: Buffer): Promise<void>;
   signal: AbortSignal;
 }
-
-/** The log file could not be opened: upstream's "failed to open log file". */
-export class LogFileError extends Error {}
 
 export async function readContainerLog(target: LogReadTarget, options: LogReadOptions): Promise<void> {
   const output = new LogOutput(options);
@@ -139,7 +137,8 @@ async function openLog(path: string): Promise<OpenLog> {
   try {
     handle = await open(path, 'r');
   } catch (err) {
-    throw new LogFileError(`failed to open log file ${JSON.stringify(path)}: ${(err as Error).message}`);
+    // upstream's "failed to open log file" message.
+    throw new ShardletError(ErrorCodes.CONTAINER_LOG_READ_FAILED, `failed to open log file ${JSON.stringify(path)}: ${(err as Error).message}`, { path });
   }
   const { ino } = await handle.stat();
   let watcher: FSWatcher | undefined;

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
+import type { ShardletError } from '../../shared/errors.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 import type { Route, RouteContext } from '../server/kubelet-routes.js';
 import { logContainerId } from './log-container-id.js';
@@ -82,7 +83,7 @@ async function serveContainerLogs(host: ContainerLogsHost, _req: IncomingMessage
     );
   } catch (err) {
     // The status line is out: the error can only end the body, as upstream's does.
-    host.logger.info({ pod: `${namespace}/${podName}`, container: containerName, err: (err as Error).message }, 'Container log read failed');
+    host.logger.info({ pod: `${namespace}/${podName}`, container: containerName, code: (err as ShardletError).code, err: (err as Error).message }, 'Container log read failed');
     if (!res.writableEnded) res.write((err as Error).message);
   }
   if (!res.writableEnded) res.end();
