@@ -28,6 +28,8 @@ import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
+import { containerLogsRoute } from './logs/container-logs-route.js';
+import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -87,6 +89,8 @@ export class Kubelet {
   private readonly evicted = new EvictedPods();
   /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
   private readonly qosCgroups: QosCgroups;
+  /** Rotates running containers' log files (containerLogMaxSize / containerLogMaxFiles). */
+  private containerLogs?: ContainerLogManager;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
   private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
@@ -138,6 +142,13 @@ export class Kubelet {
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     this.apiCri = probe;
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
+    this.containerLogs = new ContainerLogManager({
+      settings: options.containerLogs,
+      cri: () => this.apiCri,
+      ownsPod: (uid) => this.podManager.get(uid) !== undefined,
+      logger,
+    });
+    this.containerLogs.start();
 
     const podCgroups = await this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
 
@@ -198,6 +209,7 @@ export class Kubelet {
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.shards?.close();
+    await this.containerLogs?.stop();
     this.apiCri?.close();
     await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
@@ -455,6 +467,7 @@ export class Kubelet {
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
     registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
+    routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, splitStreams: this.options.featureGates.PodLogsQuerySplitStreams === true, logger: this.logger }));
     return routes;
   }
 

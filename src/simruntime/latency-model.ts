@@ -32,6 +32,7 @@ export const DEFAULT_CALL_LATENCY_MS: Readonly<Record<RpcName, number>> = {
   Version: 1,
   Status: 1,
   UpdateRuntimeConfig: 1,
+  ReopenContainerLog: 2,
   RunPodSandbox: 90, // measured: netns + CNI bridge ADD + pause task
   StopPodSandbox: 90, // measured: CNI DEL + pause task kill
   RemovePodSandbox: 10,

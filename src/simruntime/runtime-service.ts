@@ -4,6 +4,7 @@
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
 import * as containers from './container-service.js';
+import { reopenContainerLog } from './log-service.js';
 import type { ImageService } from './image-service.js';
 import * as sandboxes from './sandbox-service.js';
 import * as stats from './stats-service.js';
@@ -106,6 +107,7 @@ export function runtimeServiceHandlers(ctx: SimContext): cri.RuntimeServiceHandl
     ListPodSandboxStats: unaryHandler(env, 'ListPodSandboxStats', (req: cri.ListPodSandboxStatsRequest__Output) =>
       stats.listPodSandboxStats(ctx, req),
     ),
+    ReopenContainerLog: unaryHandler(env, 'ReopenContainerLog', (req: cri.ReopenContainerLogRequest__Output) => reopenContainerLog(ctx, req)),
   };
 }
 

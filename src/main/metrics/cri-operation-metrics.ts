@@ -13,6 +13,7 @@ export const OPERATION_TYPE: Readonly<Record<CriMethod, string>> = {
   Version: 'version',
   Status: 'status',
   UpdateRuntimeConfig: 'update_runtime_config',
+  ReopenContainerLog: 'reopen_container_log',
   RunPodSandbox: 'run_podsandbox',
   StopPodSandbox: 'stop_podsandbox',
   RemovePodSandbox: 'remove_podsandbox',

@@ -4,6 +4,7 @@
 // named by where the value came from (a file field or a flag).
 import { parseGoDuration } from './duration.js';
 import { isIP } from 'node:net';
+import { isValidQuantity, parseBytes } from '../../shared/quantity.js';
 import { featureGatesError } from './feature-gates.js';
 import { taintError } from './taints.js';
 
@@ -66,6 +67,10 @@ const CHECKS: Check[] = [
       ? { field: 'shutdownGracePeriodCriticalPods', reason: 'must be <= shutdownGracePeriod' }
       : undefined,
   when('containerLogMonitorInterval', (ms) => (ms as number) < 3_000, 'must be at least 3s'),
+  // The container log manager's checks (upstream's validation and NewContainerLogManager).
+  when('containerLogMaxSize', (size) => !isValidQuantity(size as string) || parseBytes(size as string) <= 0, 'must be a positive resource quantity, e.g. 10Mi'),
+  when('containerLogMaxFiles', (files) => (files as number) < 2, 'must be equal to or greater than 2'),
+  when('containerLogMaxWorkers', (workers) => (workers as number) < 1, 'must be equal to or greater than 1'),
   ...NON_NEGATIVE_INTS.map((field) => range(field, 0, Number.MAX_SAFE_INTEGER)),
   when('nodeLeaseDurationSeconds', (value) => (value as number) <= 0, 'must be greater than 0'),
   range('port', 1, 65_535),

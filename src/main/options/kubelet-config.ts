@@ -14,7 +14,8 @@ import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROO
 import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamFlagFields } from './config-sources.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
-import type { KubeletOptions, NodeTaint } from './kubelet-options.js';
+import { parseBytes } from '../../shared/quantity.js';
+import type { ContainerLogOptions, KubeletOptions, NodeTaint } from './kubelet-options.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
@@ -339,6 +340,17 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     eviction: evictionSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),
+    containerLogs: containerLogSettings(fields),
+  };
+}
+
+/** The log rotation policy; containerLogMaxSize was checked to be a quantity by validation. */
+function containerLogSettings(fields: Record<string, unknown>): ContainerLogOptions {
+  return {
+    maxSizeBytes: parseBytes(fields.containerLogMaxSize as string),
+    maxFiles: fields.containerLogMaxFiles as number,
+    maxWorkers: fields.containerLogMaxWorkers as number,
+    monitorIntervalMs: fields.containerLogMonitorInterval as number,
   };
 }
 

@@ -18,6 +18,18 @@ export interface StartupNotices {
   notActedOn: string[];
 }
 
+/** Container log rotation (upstream's ContainerLogManager policy). */
+export interface ContainerLogOptions {
+  /** containerLogMaxSize as bytes: a live log file at least this big is rotated. */
+  maxSizeBytes: number;
+  /** containerLogMaxFiles: files kept per container, the live one included (>= 2). */
+  maxFiles: number;
+  /** containerLogMaxWorkers: containers rotated at once (>= 1). */
+  maxWorkers: number;
+  /** containerLogMonitorInterval: how often log sizes are checked (>= 3 s). */
+  monitorIntervalMs: number;
+}
+
 export interface KubeletOptions {
   /** Path of the KubeletConfiguration file (--config), '' when none was given. */
   configFile: string;
@@ -123,4 +135,7 @@ export interface KubeletOptions {
   nodeStatusReportFrequencyMs: number;
   nodeStatusMaxImages: number;
   nodeLeaseDurationSeconds: number;
+
+  // Container logs.
+  containerLogs: ContainerLogOptions;
 }

@@ -11,6 +11,7 @@ export const CRI_METHODS = [
   'Version',
   'Status',
   'UpdateRuntimeConfig',
+  'ReopenContainerLog',
   'RunPodSandbox',
   'StopPodSandbox',
   'RemovePodSandbox',

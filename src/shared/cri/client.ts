@@ -106,6 +106,11 @@ export class CriClient {
     return this.runtimeCall('UpdateRuntimeConfig', req, timeoutMs);
   }
 
+  /** After a log rotation: the runtime writes to a fresh file at the container's log_path. */
+  reopenContainerLog(req: cri.ReopenContainerLogRequest, timeoutMs?: number): Promise<cri.ReopenContainerLogResponse__Output> {
+    return this.runtimeCall('ReopenContainerLog', req, timeoutMs);
+  }
+
   runPodSandbox(req: cri.RunPodSandboxRequest, timeoutMs?: number): Promise<cri.RunPodSandboxResponse__Output> {
     return this.runtimeCall('RunPodSandbox', req, timeoutMs);
   }

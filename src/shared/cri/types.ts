@@ -76,6 +76,8 @@ export type { PodSandboxStatusResponse, PodSandboxStatusResponse__Output } from 
 export type { PortMapping, PortMapping__Output } from '../../generated/cri/runtime/v1/PortMapping.js';
 export type { PullImageRequest, PullImageRequest__Output } from '../../generated/cri/runtime/v1/PullImageRequest.js';
 export type { PullImageResponse, PullImageResponse__Output } from '../../generated/cri/runtime/v1/PullImageResponse.js';
+export type { ReopenContainerLogRequest, ReopenContainerLogRequest__Output } from '../../generated/cri/runtime/v1/ReopenContainerLogRequest.js';
+export type { ReopenContainerLogResponse, ReopenContainerLogResponse__Output } from '../../generated/cri/runtime/v1/ReopenContainerLogResponse.js';
 export type { RemoveContainerRequest, RemoveContainerRequest__Output } from '../../generated/cri/runtime/v1/RemoveContainerRequest.js';
 export type { RemoveContainerResponse, RemoveContainerResponse__Output } from '../../generated/cri/runtime/v1/RemoveContainerResponse.js';
 export type { RemoveImageRequest, RemoveImageRequest__Output } from '../../generated/cri/runtime/v1/RemoveImageRequest.js';
