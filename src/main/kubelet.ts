@@ -514,6 +514,7 @@ export class Kubelet {
       transitionPeriodMs: options.eviction.pressureTransitionPeriodMs,
       maxPodGracePeriodSeconds: options.eviction.maxPodGracePeriodSeconds,
       monitoringPeriodMs: options.eviction.monitoringPeriodMs,
+      nodeSummary: () => this.summary.nodeSummary(),
       summary: () => this.summary.summary(false),
       activePods: () =>
         this.podManager.pods().filter((pod) => {
