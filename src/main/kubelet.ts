@@ -243,6 +243,7 @@ export class Kubelet {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       podPidsLimit: options.podPidsLimit,
+      maxDeadContainersPerContainer: options.maxDeadContainersPerContainer,
       podCgroups,
       clusterDNS: options.clusterDNS,
       clusterDomain: options.clusterDomain,

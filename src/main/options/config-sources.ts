@@ -65,7 +65,7 @@ const ACTED_ON_FIELDS = new Set([
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */
-const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig']);
+const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig', 'maximum-dead-containers-per-container']);
 
 /** Accepted, but waiting for the :10250 server that would use the serving certificate. */
 const NOT_YET_FLAGS = new Set<string>();
