@@ -22,6 +22,7 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
+import { streamingRoutes } from './streaming/streaming-routes.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -398,6 +399,7 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
+    for (const route of streamingRoutes({ pods: () => this.podManager.pods(), mirrorPods: () => this.podManager.mirrorPods(), cri: () => this.apiCri }, { idleTimeoutMs: this.options.streamingConnectionIdleTimeoutMs, logger: this.logger })) routes.add(route);
     return routes;
   }
 
