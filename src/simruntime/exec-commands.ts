@@ -26,7 +26,12 @@ export async function runExecCommand(argv: readonly string[], files: ContainerFi
   const script = shellScript(argv);
   if (script !== undefined) return runScript(script, files, io);
   if (argv.length === 0) return EXIT_CODE_NOT_FOUND;
-  return runSimple({ argv: [...argv], stderrToStdout: false }, files, io, 0);
+  try {
+    return await runSimple({ argv: [...argv], stderrToStdout: false, stdoutToStderr: false }, files, io, 0);
+  } catch (err) {
+    if (err instanceof ShellExit) return err.code;
+    throw err;
+  }
 }
 
 async function runScript(script: string, files: ContainerFiles, io: CommandIo): Promise<number> {
@@ -91,9 +96,9 @@ function redirected(command: SimpleCommand, files: ContainerFiles, io: CommandIo
     if (!target.append) files.write(target.path, '');
     return (chunk: string | Buffer) => files.write(target.path, chunk.toString(), true);
   };
-  const stdout = command.stdoutTo ? toFile(command.stdoutTo) : io.stdout;
-  const stderr = command.stderrToStdout ? stdout : command.stderrTo ? toFile(command.stderrTo) : io.stderr;
-  return { ...io, stdout, stderr };
+  const stderr = command.stderrTo ? toFile(command.stderrTo) : io.stderr;
+  const stdout = command.stdoutToStderr ? stderr : command.stdoutTo ? toFile(command.stdoutTo) : io.stdout;
+  return { ...io, stdout, stderr: command.stderrToStdout ? stdout : stderr };
 }
 
 type Builtin = (args: string[], files: ContainerFiles, io: CommandIo) => Promise<number> | number;

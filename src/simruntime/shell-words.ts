@@ -1,6 +1,6 @@
 // A small reading of POSIX shell syntax for the simulated runtime: enough of
 // `sh -c '...'` to run exec probes and `kubectl exec` one-liners (lists joined by
-// `;`, `&&`, `||`, pipes, `>`/`>>`/`2>`/`2>&1` redirections, quotes), and to find
+// `;`, `&&`, `||`, pipes, `>`/`>>`/`2>`/`2>&1`/`>&2` redirections, quotes), and to find
 // the file effects of a container's own script. No expansion beyond `$?` and
 // no control flow: a `while`/`until`/`if` ends what the sim can follow.
 
@@ -12,6 +12,8 @@ export interface SimpleCommand {
   stderrTo?: { path: string; append: boolean };
   /** `2>&1`. */
   stderrToStdout: boolean;
+  /** `>&2` / `1>&2`. */
+  stdoutToStderr: boolean;
 }
 
 /** Commands joined by `|`. */
@@ -26,7 +28,7 @@ export interface ListItem {
 
 type Token = { word: string } | { op: string };
 
-const OPERATORS = ['&&', '||', '2>&1', '>>', '2>>', '2>', '>', '|', ';', '&', '\n'];
+const OPERATORS = ['&&', '||', '2>&1', '1>&2', '>&2', '>>', '2>>', '2>', '>', '|', ';', '&', '\n'];
 
 /** Splits a script into words and operators, honouring quotes and backslashes. */
 export function tokenize(script: string): Token[] {
@@ -61,7 +63,7 @@ export function tokenize(script: string): Token[] {
       const end = script.indexOf('\n', i);
       i = end === -1 ? script.length : end - 1;
     } else {
-      const op = OPERATORS.find((candidate) => script.startsWith(candidate, i) && (candidate[0] !== '2' || !inWord));
+      const op = OPERATORS.find((candidate) => script.startsWith(candidate, i) && (!/^[12]/.test(candidate) || !inWord));
       if (op) {
         flush();
         tokens.push({ op });
@@ -80,12 +82,12 @@ export function tokenize(script: string): Token[] {
 export function parseScript(script: string): ListItem[] | { error: string } {
   const items: ListItem[] = [];
   let pipeline: Pipeline = [];
-  let command: SimpleCommand = { argv: [], stderrToStdout: false };
+  let command: SimpleCommand = { argv: [], stderrToStdout: false, stdoutToStderr: false };
   let after: ListItem['after'] = ';';
   const tokens = tokenize(script);
   const endCommand = (): void => {
     if (command.argv.length > 0) pipeline.push(command);
-    command = { argv: [], stderrToStdout: false };
+    command = { argv: [], stderrToStdout: false, stdoutToStderr: false };
   };
   const endPipeline = (next: ListItem['after']): void => {
     endCommand();
@@ -114,6 +116,10 @@ export function parseScript(script: string): ListItem[] | { error: string } {
         break;
       case '2>&1':
         command.stderrToStdout = true;
+        break;
+      case '>&2':
+      case '1>&2':
+        command.stdoutToStderr = true;
         break;
       default: {
         const target = tokens[i + 1];

@@ -1,8 +1,7 @@
 // SPDY/3 framing as Kubernetes' streaming protocols use it (moby/spdystream, the
 // "SPDY/3.1" upgrade of exec, attach and port-forward): SYN_STREAM, SYN_REPLY,
 // DATA, RST_STREAM, SETTINGS, PING, GOAWAY, HEADERS and WINDOW_UPDATE frames, with
-// header blocks compressed by one zlib context per direction primed with the
-// SPDY/3 dictionary. spdy-transport's own connection cannot serve these
+// header blocks in one zlib stream per direction primed with the SPDY/3 dictionary. spdy-transport's own connection cannot serve these
 // sessions (it insists on HTTP's :method and :path in every SYN_STREAM), so only
 // its dictionary is borrowed.
 import { createRequire } from 'node:module';
@@ -41,15 +40,26 @@ export type SpdyFrame =
   | { kind: 'goaway'; lastStreamId: number }
   | { kind: 'other'; type: number };
 
-/** Node's zlib objects run a chunk synchronously through this (what zlib.*Sync use); SPDY needs one context across frames. */
-interface SyncZlib {
-  _processChunk(chunk: Buffer, flushFlag: number): Buffer;
+/** A stored deflate block holds at most 65535 bytes. */
+const MAX_STORED_BLOCK_BYTES = 65_535;
+const SPDY3_DICTIONARY_ADLER32 = adler32(SPDY3_DICTIONARY);
+
+function adler32(bytes: Buffer): number {
+  let a = 1;
+  let b = 0;
+  for (const byte of bytes) {
+    a = (a + byte) % 65_521;
+    b = (b + a) % 65_521;
+  }
+  return ((b << 16) | a) >>> 0;
 }
 
 /** Reads frames off a byte stream; feed() returns every frame completed so far. */
 export class SpdyFrameReader {
   private pending: Buffer = Buffer.alloc(0);
-  private readonly inflate = zlib.createInflate({ dictionary: SPDY3_DICTIONARY }) as unknown as SyncZlib;
+  /** Every compressed header byte so far: the zlib stream spans the connection (see headerBlock). */
+  private compressed: Buffer = Buffer.alloc(0);
+  private inflatedBytes = 0;
 
   feed(chunk: Buffer): SpdyFrame[] {
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
@@ -90,7 +100,13 @@ export class SpdyFrameReader {
   }
 
   private headerBlock(compressed: Buffer): SpdyHeaders {
-    const block = this.inflate._processChunk(compressed, zlib.constants.Z_SYNC_FLUSH);
+    // Node has no synchronous streaming inflate, so the stream so far is inflated again (a
+    // truncated stream is accepted with a sync-flush finish) and the new bytes taken. Header
+    // blocks are small and few per connection (two per forwarded connection at most).
+    this.compressed = Buffer.concat([this.compressed, compressed]);
+    const inflated = zlib.inflateSync(this.compressed, { dictionary: SPDY3_DICTIONARY, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const block = inflated.subarray(this.inflatedBytes);
+    this.inflatedBytes = inflated.length;
     const headers: SpdyHeaders = {};
     let offset = 4;
     const count = block.readUInt32BE(0);
@@ -109,7 +125,7 @@ export class SpdyFrameReader {
 
 /** Encodes frames; header blocks share one deflate context, so frames must be written in the order encoded. */
 export class SpdyFrameWriter {
-  private readonly deflate = zlib.createDeflate({ dictionary: SPDY3_DICTIONARY }) as unknown as SyncZlib;
+  private zlibHeaderWritten = false;
 
   data(streamId: number, data: Buffer, fin: boolean): Buffer {
     const head = Buffer.alloc(8);
@@ -172,6 +188,33 @@ export class SpdyFrameWriter {
         parts.push(length, bytes);
       }
     }
-    return this.deflate._processChunk(Buffer.concat(parts), zlib.constants.Z_SYNC_FLUSH);
+    return this.storedBlocks(Buffer.concat(parts));
+  }
+
+  /**
+   * The header block as zlib "stored" deflate blocks: valid for any inflater primed
+   * with the dictionary (Go's zlib reader checks its ID), byte-aligned after each
+   * block as a sync flush leaves it, and needing no compressor state across frames.
+   */
+  private storedBlocks(raw: Buffer): Buffer {
+    const parts: Buffer[] = [];
+    if (!this.zlibHeaderWritten) {
+      this.zlibHeaderWritten = true;
+      const header = Buffer.alloc(6);
+      // CMF 0x78 (deflate, 32 KiB window), FLG 0xBB (FDICT set, check bits valid), then the dictionary's Adler-32.
+      header[0] = 0x78;
+      header[1] = 0xbb;
+      header.writeUInt32BE(SPDY3_DICTIONARY_ADLER32, 2);
+      parts.push(header);
+    }
+    for (let offset = 0; offset < raw.length; offset += MAX_STORED_BLOCK_BYTES) {
+      const chunk = raw.subarray(offset, offset + MAX_STORED_BLOCK_BYTES);
+      const blockHeader = Buffer.alloc(5);
+      blockHeader[0] = 0x00; // not final, stored
+      blockHeader.writeUInt16LE(chunk.length, 1);
+      blockHeader.writeUInt16LE(~chunk.length & 0xffff, 3);
+      parts.push(blockHeader, chunk);
+    }
+    return Buffer.concat(parts);
   }
 }
