@@ -12,7 +12,8 @@ const IMAGE_DIRECTORIES = ['/bin', '/dev', '/etc', '/home', '/proc', '/root', '/
 
 interface TimedEffect {
   atMs: number;
-  apply(files: ContainerFiles): void;
+  /** Works on the file table itself: an effect must not trigger the catch-up it is part of. */
+  apply(contentByPath: Map<string, string>): void;
 }
 
 export class ContainerFiles {
@@ -70,7 +71,7 @@ export class ContainerFiles {
   /** Applies the container script's effects whose time has come. */
   private catchUp(): void {
     const now = Date.now();
-    while (this.pending.length > 0 && this.pending[0].atMs <= now) this.pending.shift()!.apply(this);
+    while (this.pending.length > 0 && this.pending[0].atMs <= now) this.pending.shift()!.apply(this.contentByPath);
   }
 }
 
@@ -134,13 +135,13 @@ export function scriptEffects(argv: readonly string[], startedAtMs: number): Tim
         if (!Number.isFinite(seconds)) return effects;
         atMs += seconds * 1000;
       } else if (name === 'touch') {
-        for (const path of args) effects.push({ atMs, apply: (files) => files.isFile(path) || files.write(path, '') });
+        for (const path of args.map(normalize)) effects.push({ atMs, apply: (files) => files.has(path) || files.set(path, '') });
       } else if (name === 'rm') {
-        for (const path of args.filter((arg) => !arg.startsWith('-'))) effects.push({ atMs, apply: (files) => files.remove(path) });
+        for (const path of args.filter((arg) => !arg.startsWith('-')).map(normalize)) effects.push({ atMs, apply: (files) => files.delete(path) });
       } else if (name === 'echo' && stdoutTo) {
         const text = `${args.join(' ')}\n`;
-        const { path, append } = stdoutTo;
-        effects.push({ atMs, apply: (files) => files.write(path, text, append) });
+        const path = normalize(stdoutTo.path);
+        effects.push({ atMs, apply: (files) => files.set(path, (stdoutTo.append ? (files.get(path) ?? '') : '') + text) });
       }
     }
   }

@@ -90,7 +90,8 @@ function upgradeRequest(path = '/exec/default/web/main?command=sh&stdin=1&stdout
     req.on('response', (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
-      resolve({ socket: res.socket as Socket, statusCode: res.statusCode ?? 0, head: Buffer.alloc(0), body: () => new Promise((done) => res.on('end', () => done(text))) });
+      const ended = new Promise<string>((done) => res.on('end', () => done(text)));
+      resolve({ socket: res.socket as Socket, statusCode: res.statusCode ?? 0, head: Buffer.alloc(0), body: () => ended });
     });
     req.on('error', reject);
     req.end();
@@ -115,9 +116,9 @@ describe('proxyUpgrade', () => {
 
   it("passes the runtime's 101 and then raw bytes both ways", async () => {
     const { socket } = await upgradeRequest();
-    const echoed = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    const echoed = new Promise<Buffer>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk)));
     socket.write(Buffer.from([0x80, 0x03, 0x00, 0x01, 0xff, 0x00]));
-    assert.deepEqual(Buffer.from(await echoed, 'latin1'), Buffer.from([0x80, 0x03, 0x00, 0x01, 0xff, 0x00]));
+    assert.deepEqual(await echoed, Buffer.from([0x80, 0x03, 0x00, 0x01, 0xff, 0x00]));
     socket.destroy();
   });
 
