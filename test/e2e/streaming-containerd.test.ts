@@ -87,32 +87,39 @@ after(async () => {
   cri?.close();
 });
 
+/** A hung session fails its test instead of the whole file. */
+const SESSION_TIMEOUT = { timeout: 60_000 };
+
 describe('streaming through the kubelet to containerd', () => {
-  it('execs echo hi over SPDY/3.1 v4.channel.k8s.io', async () => {
+  it('execs echo hi over SPDY/3.1 v4.channel.k8s.io', SESSION_TIMEOUT, async () => {
     const result = await spdyExec(execUrl(['echo', 'hi']), { stderr: true });
     assert.equal(result.stdout, 'hi\n');
     assert.equal(JSON.parse(result.error).status, 'Success');
   });
 
-  it('reports a non-zero exit with its code over SPDY', async () => {
+  it('reports a non-zero exit with its code over SPDY', SESSION_TIMEOUT, async () => {
     const result = await spdyExec(execUrl(['sh', '-c', 'exit 3']), { stderr: true });
     const status = JSON.parse(result.error);
     assert.equal(status.reason, 'NonZeroExitCode');
     assert.deepEqual(status.details.causes, [{ reason: 'ExitCode', message: '3' }]);
   });
 
-  it('runs stdin through cat over SPDY', async () => {
+  it('runs stdin through cat over SPDY', SESSION_TIMEOUT, async () => {
     const result = await spdyExec(execUrl(['cat'], 'stdin=1&stdout=1&stderr=1'), { stdin: 'to containerd\n', stderr: true });
     assert.equal(result.stdout, 'to containerd\n');
   });
 
-  it('execs echo hi over a websocket with v4.channel.k8s.io', async () => {
+  it('execs echo hi over a websocket with v4.channel.k8s.io', SESSION_TIMEOUT, async () => {
     const result = await websocketExec(execUrl(['echo', 'hi']), { protocol: 'v4.channel.k8s.io' });
     assert.equal(result.stdout, 'hi\n');
     assert.equal(JSON.parse(result.error).status, 'Success');
   });
 
-  it('port-forwards to busybox httpd in the pod', async () => {
+  it("passes containerd's refusal of v5.channel.k8s.io (it speaks up to v4) to the client", SESSION_TIMEOUT, async () => {
+    await assert.rejects(websocketExec(execUrl(['echo', 'hi']), { protocol: 'v5.channel.k8s.io' }), /websocket upgrade refused: 403/);
+  });
+
+  it('port-forwards to busybox httpd in the pod', SESSION_TIMEOUT, async () => {
     const result = await spdyPortForward(
       `${routes.baseUrl}/portForward/default/${POD}`,
       HTTPD_PORT,
@@ -122,7 +129,7 @@ describe('streaming through the kubelet to containerd', () => {
     assert.match(result.data, /hello-from-busybox/);
   });
 
-  it('runs /run through ExecSync', async () => {
+  it('runs /run through ExecSync', SESSION_TIMEOUT, async () => {
     const reply = await fetch(`${routes.baseUrl}/run/default/${POD}/web?cmd=${encodeURIComponent('cat /www/index.html')}`, { method: 'POST' });
     assert.equal(reply.status, 200);
     assert.equal(await reply.text(), 'hello-from-busybox\n');

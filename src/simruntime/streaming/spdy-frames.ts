@@ -43,6 +43,8 @@ export type SpdyFrame =
 /** A stored deflate block holds at most 65535 bytes. */
 const MAX_STORED_BLOCK_BYTES = 65_535;
 const SPDY3_DICTIONARY_ADLER32 = adler32(SPDY3_DICTIONARY);
+/** An empty, non-final stored block. */
+const SYNC_FLUSH_MARKER = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]);
 
 function adler32(bytes: Buffer): number {
   let a = 1;
@@ -192,9 +194,9 @@ export class SpdyFrameWriter {
   }
 
   /**
-   * The header block as zlib "stored" deflate blocks: valid for any inflater primed
-   * with the dictionary (Go's zlib reader checks its ID), byte-aligned after each
-   * block as a sync flush leaves it, and needing no compressor state across frames.
+   * The header block as zlib "stored" deflate blocks ending with a sync flush: valid
+   * for any inflater primed with the dictionary (Go's zlib reader checks its ID),
+   * and needing no compressor state across frames.
    */
   private storedBlocks(raw: Buffer): Buffer {
     const parts: Buffer[] = [];
@@ -215,6 +217,9 @@ export class SpdyFrameWriter {
       blockHeader.writeUInt16LE(~chunk.length & 0xffff, 3);
       parts.push(blockHeader, chunk);
     }
+    // The empty stored block a sync flush writes: Go's inflater hands a block's bytes out
+    // only once it has read the next block's header, which must be in this frame.
+    parts.push(SYNC_FLUSH_MARKER);
     return Buffer.concat(parts);
   }
 }
