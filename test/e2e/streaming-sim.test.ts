@@ -21,6 +21,10 @@ import { waitUntil } from '../helpers/kubelet-process.js';
 import { serveRoutes, type RouteServer } from '../helpers/route-server.js';
 import { spdyExec, spdyPortForward, spdyUpgrade, websocketExec } from '../helpers/stream-clients.js';
 import { manifest } from './scenarios.js';
+import { execFile, spawn } from 'node:child_process';
+import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
+import { startApiFront, type ApiFront } from '../helpers/api-front.js';
+import { signalGroup } from '../helpers/kubelet-process.js';
 
 const NODE = 'stream-node';
 const POD = `shell-${NODE}`;
@@ -30,6 +34,9 @@ let kubelet: Kubelet;
 let routes: RouteServer;
 let podServer: Server;
 let podPort: number;
+let api: TestApiServer;
+let front: ApiFront;
+let frontKubeconfig: string;
 
 function execUrl(command: string[], query = 'stdout=1&stderr=1'): string {
   return `${routes.baseUrl}/exec/default/${POD}/main?${command.map((word) => `command=${encodeURIComponent(word)}`).join('&')}&${query}`;
@@ -65,9 +72,28 @@ before(async () => {
   podPort = await freePort();
   podServer = createServer((_req, res) => res.end('hello from the pod\n'));
   await new Promise<void>((resolve) => podServer.listen(podPort, '127.0.0.1', resolve));
+
+  // kubectl's way in: the test API server knows the pod, a front proxies its streaming subresources to the routes.
+  api = await startTestApiServer({ defaultNodeName: NODE });
+  api.store.create({ key: 'pods', group: '', plural: 'pods' }, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: POD, namespace: 'default' },
+    spec: { nodeName: NODE, containers: [{ name: 'main', image: 'busybox:1.35' }] },
+    // kubectl port-forward refuses a pod that is not Running.
+    status: { phase: 'Running' },
+  } as never);
+  front = await startApiFront({ apiUrl: api.url, admin: await api.clientCredentials({ user: 'admin' }), kubeletBaseUrl: routes.baseUrl, defaultContainer: 'main' });
+  frontKubeconfig = join(workDir, 'front.kubeconfig');
+  writeFileSync(
+    frontKubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: front, cluster: {server: "${front.url}"}}]\nusers: [{name: anyone, user: {}}]\ncontexts: [{name: front, context: {cluster: front, user: anyone, namespace: default}}]\ncurrent-context: front\n`,
+  );
 });
 
 after(async () => {
+  await front?.close();
+  await api?.stop();
   await routes?.close();
   await new Promise((resolve) => podServer?.close(resolve));
   await kubelet?.stop();
@@ -183,5 +209,52 @@ describe('answers without a session', () => {
     await websocketExec(execUrl(['echo', 'x']));
     await spdyExec(execUrl(['echo', 'y']), { stderr: true });
     await waitUntil(async () => routes.openSockets() === 0, 10_000, 'every proxied connection closed');
+  });
+});
+
+describe('real kubectl through an API-server front to the routes', () => {
+  const kubectl = (args: string[], input?: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile('kubectl', ['--kubeconfig', frontKubeconfig, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+      if (input !== undefined) child.stdin!.end(input);
+    });
+
+  it('kubectl exec prints hi (websocket v5 from kubectl 1.32)', async () => {
+    const result = await kubectl(['exec', POD, '--', 'echo', 'hi']);
+    assert.equal(result.stdout, 'hi\n', result.stderr);
+    assert.equal(result.code, 0);
+  });
+
+  it('kubectl exec -i feeds stdin', async () => {
+    const result = await kubectl(['exec', '-i', POD, '--', 'cat'], 'through kubectl\n');
+    assert.equal(result.stdout, 'through kubectl\n', result.stderr);
+  });
+
+  it('kubectl exec exits with the command exit code', async () => {
+    const result = await kubectl(['exec', POD, '--', 'sh', '-c', 'exit 3']);
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stderr, /command terminated with exit code 3/);
+  });
+
+  it('kubectl port-forward reaches the pod port (over SPDY, after the sim refuses the websocket tunnel)', async () => {
+    const localPort = await freePort();
+    const child = spawn('kubectl', ['--kubeconfig', frontKubeconfig, 'port-forward', `pod/${POD}`, `${localPort}:${podPort}`], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitUntil(async () => output.includes('Forwarding from'), 30_000, 'kubectl port-forward listening').catch((err: Error) => {
+        throw new Error(`${err.message}; kubectl said: ${output}`);
+      });
+      const answer = await fetch(`http://127.0.0.1:${localPort}/`);
+      assert.equal(await answer.text(), 'hello from the pod\n');
+    } finally {
+      await signalGroup(child, 'SIGTERM');
+    }
   });
 });
