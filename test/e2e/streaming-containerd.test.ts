@@ -20,6 +20,11 @@ import { waitUntil } from '../helpers/kubelet-process.js';
 import { serveRoutes, type RouteServer } from '../helpers/route-server.js';
 import { spdyExec, spdyPortForward, websocketExec } from '../helpers/stream-clients.js';
 import { manifest } from './scenarios.js';
+import { execFile, spawn } from 'node:child_process';
+import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
+import { freePort } from '../../src/tools/free-port.js';
+import { startApiFront, type ApiFront } from '../helpers/api-front.js';
+import { signalGroup } from '../helpers/kubelet-process.js';
 
 const NODE = 'stream-ctrd';
 const POD = `web-${NODE}`;
@@ -30,6 +35,9 @@ let kubelet: Kubelet;
 let routes: RouteServer;
 let cri: CriClient;
 let manifestDir: string;
+let api: TestApiServer;
+let front: ApiFront;
+let frontKubeconfig: string;
 
 async function podSandboxes(): Promise<number> {
   const { items } = await cri.listPodSandbox({ filter: { label_selector: { 'io.kubernetes.pod.name': POD } } });
@@ -76,9 +84,26 @@ before(async () => {
     POD_TIMEOUT_MS,
     'the busybox pod Running',
   );
+  // kubectl's way in: the test API server knows the pod, a front proxies its streaming subresources to the routes.
+  api = await startTestApiServer({ defaultNodeName: NODE });
+  api.store.create({ key: 'pods', group: '', plural: 'pods' }, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: POD, namespace: 'default' },
+    spec: { nodeName: NODE, containers: [{ name: 'web', image: containerd.busyboxImage }] },
+    status: { phase: 'Running' },
+  } as never);
+  front = await startApiFront({ apiUrl: api.url, admin: await api.clientCredentials({ user: 'admin' }), kubeletBaseUrl: routes.baseUrl, defaultContainer: 'web' });
+  frontKubeconfig = join(workDir, 'front.kubeconfig');
+  writeFileSync(
+    frontKubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: front, cluster: {server: "${front.url}"}}]\nusers: [{name: anyone, user: {}}]\ncontexts: [{name: front, context: {cluster: front, user: anyone, namespace: default}}]\ncurrent-context: front\n`,
+  );
 });
 
 after(async () => {
+  await front?.close();
+  await api?.stop();
   // Remove the pod before the kubelet goes: a stopped kubelet leaves pods to the runtime.
   rmSync(join(manifestDir, 'web.yaml'), { force: true });
   if (kubelet) await waitUntil(async () => (await podSandboxes()) === 0, POD_TIMEOUT_MS, 'the pod removed').catch(() => undefined);
@@ -133,5 +158,44 @@ describe('streaming through the kubelet to containerd', () => {
     const reply = await fetch(`${routes.baseUrl}/run/default/${POD}/web?cmd=${encodeURIComponent('cat /www/index.html')}`, { method: 'POST' });
     assert.equal(reply.status, 200);
     assert.equal(await reply.text(), 'hello-from-busybox\n');
+  });
+});
+
+describe('real kubectl through an API-server front and the kubelet to containerd', () => {
+  const kubectl = (args: string[], input?: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile('kubectl', ['--kubeconfig', frontKubeconfig, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+      if (input !== undefined) child.stdin!.end(input);
+    });
+
+  it('kubectl exec and exec -i work (kubectl falls back to SPDY when containerd refuses v5)', SESSION_TIMEOUT, async () => {
+    const hi = await kubectl(['exec', POD, '--', 'echo', 'hi']);
+    assert.equal(hi.stdout, 'hi\n', hi.stderr);
+    const piped = await kubectl(['exec', '-i', POD, '--', 'cat'], 'via kubectl\n');
+    assert.equal(piped.stdout, 'via kubectl\n', piped.stderr);
+    const failed = await kubectl(['exec', POD, '--', 'sh', '-c', 'exit 4']);
+    assert.equal(failed.code, 4, failed.stderr);
+  });
+
+  it('kubectl port-forward reaches busybox httpd', SESSION_TIMEOUT, async () => {
+    const localPort = await freePort();
+    const child = spawn('kubectl', ['--kubeconfig', frontKubeconfig, 'port-forward', `pod/${POD}`, `${localPort}:${HTTPD_PORT}`], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitUntil(async () => output.includes('Forwarding from'), 30_000, 'kubectl port-forward listening').catch((err: Error) => {
+        throw new Error(`${err.message}; kubectl said: ${output}`);
+      });
+      const answer = await fetch(`http://127.0.0.1:${localPort}/index.html`);
+      assert.equal(await answer.text(), 'hello-from-busybox\n');
+    } finally {
+      await signalGroup(child, 'SIGTERM');
+    }
   });
 });
