@@ -196,6 +196,10 @@ describe('answers without a session', () => {
     assert.equal(wrongUid.body.trim(), 'pod not found');
   });
 
+  it("passes the runtime's refusal of an unknown websocket subprotocol through (kubectl then falls back to SPDY)", async () => {
+    await assert.rejects(websocketExec(execUrl(['echo', 'hi']), { protocol: 'v9.channel.k8s.io' }), /websocket upgrade refused: 403/);
+  });
+
   it('runs /run through ExecSync and answers with the output', async () => {
     const ok = await fetch(`${routes.baseUrl}/run/default/${POD}/main?cmd=${encodeURIComponent('cat /etc/hostname')}`, { method: 'POST' });
     assert.equal(ok.status, 200);

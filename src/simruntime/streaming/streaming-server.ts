@@ -98,6 +98,11 @@ export class StreamingServer {
     const upgrade = (req.headers.upgrade ?? '').toLowerCase();
     if (upgrade === 'websocket') {
       if (request.kind === 'portforward') return reject(socket, 400, 'port forwarding over websockets is not supported by this runtime');
+      // As containerd (upstream's wsstream): subprotocols offered but none spoken is a refusal, which kubectl answers by falling back to SPDY.
+      const offered = headerValues(req.headers['sec-websocket-protocol']);
+      if (offered.length > 0 && !offered.some((protocol) => WEBSOCKET_EXEC_PROTOCOLS.includes(protocol))) {
+        return reject(socket, 403, `unable to upgrade: requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${WEBSOCKET_EXEC_PROTOCOLS.join(' ')}]`);
+      }
       this.websockets.handleUpgrade(req, socket, head, (ws) => {
         void serveRemoteCommand(this.ctx, request, websocketStreams(ws, ws.protocol, request));
       });
