@@ -399,7 +399,10 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
-    for (const route of streamingRoutes({ pods: () => this.podManager.pods(), mirrorPods: () => this.podManager.mirrorPods(), cri: () => this.apiCri }, { idleTimeoutMs: this.options.streamingConnectionIdleTimeoutMs, logger: this.logger })) routes.add(route);
+    for (const route of streamingRoutes(
+      { pods: () => this.podManager.pods(), mirrorPods: () => this.podManager.mirrorPods(), cri: () => this.apiCri },
+      { idleTimeoutMs: this.options.streamingConnectionIdleTimeoutMs, logger: this.logger },
+    )) routes.add(route);
     return routes;
   }
 

@@ -64,14 +64,16 @@ export async function exec(ctx: SimContext, streaming: StreamingServer, req: cri
   const container = runningContainer(ctx, req.container_id);
   if (req.cmd.length === 0) throw invalidArgument('cmd must not be empty');
   checkStreams(req);
-  return { url: streaming.issue({ kind: 'exec', containerId: container.id, cmd: req.cmd, tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr && !req.tty }) };
+  const { tty, stdin, stdout } = req;
+  return { url: streaming.issue({ kind: 'exec', containerId: container.id, cmd: req.cmd, tty, stdin, stdout, stderr: req.stderr && !tty }) };
 }
 
 export async function attach(ctx: SimContext, streaming: StreamingServer, req: cri.AttachRequest__Output): Promise<cri.AttachResponse> {
   await ctx.latency.wait('Attach');
   const container = runningContainer(ctx, req.container_id);
   checkStreams(req);
-  return { url: streaming.issue({ kind: 'attach', containerId: container.id, cmd: [], tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr && !req.tty }) };
+  const { tty, stdin, stdout } = req;
+  return { url: streaming.issue({ kind: 'attach', containerId: container.id, cmd: [], tty, stdin, stdout, stderr: req.stderr && !tty }) };
 }
 
 export async function portForward(

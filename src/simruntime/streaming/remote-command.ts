@@ -35,9 +35,18 @@ export function encodeExitStatus(protocol: string, status: ExitStatus, cmd: read
     return jsonStatus ? Buffer.from(JSON.stringify({ metadata: {}, status: 'Success' })) : undefined;
   }
   if ('error' in status) {
-    const message = `error executing command in container: ${status.error}`;
+    // apierrors.NewInternalError's shape.
+    const cause = `error executing command in container: ${status.error}`;
+    if (!jsonStatus) return Buffer.from(cause);
     return Buffer.from(
-      jsonStatus ? JSON.stringify({ metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 }) : message,
+      JSON.stringify({
+        metadata: {},
+        status: 'Failure',
+        message: `Internal error occurred: ${cause}`,
+        reason: 'InternalError',
+        details: { causes: [{ message: cause }] },
+        code: 500,
+      }),
     );
   }
   const message = `command terminated with non-zero exit code: error executing command [${cmd.join(' ')}], exit code ${status.exitCode}`;
