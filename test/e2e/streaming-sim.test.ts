@@ -242,7 +242,7 @@ describe('real kubectl through an API-server front to the routes', () => {
     assert.match(result.stderr, /command terminated with exit code 3/);
   });
 
-  it('kubectl port-forward reaches the pod port (over SPDY, after the sim refuses the websocket tunnel)', async () => {
+  it('kubectl port-forward reaches the pod port (SPDY tunnelled in a websocket, as kubectl 1.31+ sends it)', async () => {
     const localPort = await freePort();
     const child = spawn('kubectl', ['--kubeconfig', frontKubeconfig, 'port-forward', `pod/${POD}`, `${localPort}:${podPort}`], {
       detached: true,

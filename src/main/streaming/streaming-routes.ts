@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { PORT_FORWARD_TUNNEL_PROTOCOL } from '../../shared/streaming/protocols.js';
 import type { Route, RouteContext } from '../server/kubelet-routes.js';
 import {
   NOT_FOUND,
@@ -27,8 +28,6 @@ export interface StreamingRouteOptions {
   logger: Logger;
 }
 
-/** kubectl ≥ 1.31 tunnels port-forward's SPDY inside a websocket under this subprotocol. */
-const PORT_FORWARD_TUNNEL_PROTOCOL = 'SPDY/3.1+portforward.k8s.io';
 /** UpgradeAwareHandler's answer, through the kubelet's responder (which always says 500), to a request that did not upgrade. */
 export const UPGRADE_REQUIRED: StreamFailure = { statusCode: 500, message: 'Upgrade request required' };
 

@@ -6,13 +6,6 @@
 // exit code as a cause).
 import type { Readable } from 'node:stream';
 
-/** SPDY protocols of exec/attach, best first (upstream's remotecommand server list, v5 being websocket-only). */
-export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
-/** The port-forward SPDY protocol. */
-export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
-/** Websocket subprotocols of exec/attach this server speaks. */
-export const WEBSOCKET_EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'base64.channel.k8s.io', 'channel.k8s.io'];
-
 /** How the session ended. */
 export type ExitStatus = { exitCode: number } | { error: string };
 

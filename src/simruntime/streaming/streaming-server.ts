@@ -1,18 +1,24 @@
 // The simulated runtime's streaming server, the counterpart of containerd's CRI
 // streaming server: Exec, Attach and PortForward hand out a URL here carrying a
 // one-time token (valid one minute, as upstream's token cache), and the client
-// (the kubelet's proxy) upgrades a request on it to SPDY/3.1 or a websocket.
+// (the kubelet's proxy) upgrades a request on it to SPDY/3.1 or a websocket
+// (exec/attach channels, or port-forward's SPDY tunnelled in a websocket).
 // One HTTP server per sim process, on 127.0.0.1 and a port the OS picks.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { WebSocketServer } from 'ws';
+import { createWebSocketStream, WebSocketServer } from 'ws';
+import {
+  PORT_FORWARD_PROTOCOL,
+  PORT_FORWARD_TUNNEL_PROTOCOL,
+  SPDY_EXEC_PROTOCOLS,
+  WEBSOCKET_EXEC_PROTOCOLS,
+} from '../../shared/streaming/protocols.js';
 import type { SimContext } from '../sim-context.js';
 import { SimError } from '../sim-error.js';
 import { servePortForward } from './port-forward.js';
-import { PORT_FORWARD_PROTOCOL, SPDY_EXEC_PROTOCOLS, WEBSOCKET_EXEC_PROTOCOLS } from './remote-command.js';
 import { serveRemoteCommand, type RemoteCommandRequest } from './session.js';
 import { SpdyConnection } from './spdy-connection.js';
 import { spdyStreams } from './spdy-streams.js';
@@ -37,6 +43,7 @@ export class StreamingServer {
     noServer: true,
     handleProtocols: (offered) => WEBSOCKET_EXEC_PROTOCOLS.find((protocol) => offered.has(protocol)) ?? false,
   });
+  private readonly tunnels = new WebSocketServer({ noServer: true, handleProtocols: () => PORT_FORWARD_TUNNEL_PROTOCOL });
   private baseUrl = '';
 
   private constructor(
@@ -80,6 +87,7 @@ export class StreamingServer {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.websockets.close();
+    this.tunnels.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -97,9 +105,19 @@ export class StreamingServer {
     if (!request) return reject(socket, 404, '404 page not found');
     const upgrade = (req.headers.upgrade ?? '').toLowerCase();
     if (upgrade === 'websocket') {
-      if (request.kind === 'portforward') return reject(socket, 400, 'port forwarding over websockets is not supported by this runtime');
-      // As containerd (upstream's wsstream): subprotocols offered but none spoken is a refusal, which kubectl answers by falling back to SPDY.
       const offered = headerValues(req.headers['sec-websocket-protocol']);
+      if (request.kind === 'portforward') {
+        if (!offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL)) return reject(socket, 400, 'port forwarding over websockets needs the SPDY tunnel');
+        // kubectl ≥ 1.31: the SPDY session travels inside the websocket's binary messages. The
+        // subprotocol's '/' is not an RFC 6455 token, which ws refuses to parse: it is swapped for
+        // a placeholder here, and the answer names the real one (handleProtocols above).
+        req.headers['sec-websocket-protocol'] = 'portforward-tunnel';
+        this.tunnels.handleUpgrade(req, socket, head, (ws) => {
+          servePortForward(new SpdyConnection(createWebSocketStream(ws), { isServer: true }), request.sandboxId, this.ctx.logger);
+        });
+        return;
+      }
+      // As containerd (upstream's wsstream): subprotocols offered but none spoken is a refusal, which kubectl answers by falling back to SPDY.
       if (offered.length > 0 && !offered.some((protocol) => WEBSOCKET_EXEC_PROTOCOLS.includes(protocol))) {
         return reject(socket, 403, `unable to upgrade: requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${WEBSOCKET_EXEC_PROTOCOLS.join(' ')}]`);
       }
