@@ -30,6 +30,7 @@ import { KubeletRoutes } from './server/kubelet-routes.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
 import { containerLogsRoute } from './logs/container-logs-route.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
+import { streamingRoutes } from './streaming/streaming-routes.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -469,6 +470,10 @@ export class Kubelet {
     const routes = new KubeletRoutes();
     registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
     routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, splitStreams: this.options.featureGates.PodLogsQuerySplitStreams === true, logger: this.logger }));
+    for (const route of streamingRoutes(
+      { pods: () => this.podManager.pods(), mirrorPods: () => this.podManager.mirrorPods(), cri: () => this.apiCri },
+      { idleTimeoutMs: this.options.streamingConnectionIdleTimeoutMs, logger: this.logger },
+    )) routes.add(route);
     return routes;
   }
 

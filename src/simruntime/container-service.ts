@@ -5,7 +5,7 @@
 // an unknown one succeed; status and stop of an unknown ID are NotFound.
 import type * as cri from '../shared/cri/types.js';
 import { containerMatches } from './filters.js';
-import { behaviourOf, execExitCode } from './process-model.js';
+import { behaviourOf } from './process-model.js';
 import type { SimContext } from './sim-context.js';
 import { invalidArgument, notFound, unknown } from './sim-error.js';
 import { containerName, newId, nowNs, type ContainerRecord } from './state-store.js';
@@ -119,14 +119,4 @@ export async function updateContainerResources(
   }
   if (req.linux) container.resources = req.linux;
   return {};
-}
-
-/** Exec probes: the exit code follows process-model's reading of the command. */
-export async function execSync(ctx: SimContext, req: cri.ExecSyncRequest__Output): Promise<cri.ExecSyncResponse> {
-  await ctx.latency.wait('ExecSync');
-  const container = ctx.store.getContainer(req.container_id);
-  if (container.state !== 'CONTAINER_RUNNING') {
-    throw unknown(`failed to exec in container: container is in ${container.state} state`);
-  }
-  return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exit_code: execExitCode(req.cmd) };
 }

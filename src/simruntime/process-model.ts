@@ -81,15 +81,6 @@ export function stopOutcome(behaviour: ProcessBehaviour, graceSeconds: number): 
   return { afterMs: 0, exitCode: EXIT_CODE_SIGTERM };
 }
 
-/** Exit code of an ExecSync command (exec probes): `exit N`, `false` → 1, else 0. */
-export function execExitCode(cmd: readonly string[]): number {
-  const line = cmd.join(' ');
-  const exitCode = lastExitCode(line);
-  if (exitCode !== undefined) return exitCode;
-  if (FALSE_PATTERN.test(line)) return 1;
-  return 0;
-}
-
 function lastExitCode(line: string): number | undefined {
   let code: number | undefined;
   for (const match of line.matchAll(EXIT_PATTERN)) code = Number(match[1]) & 255;

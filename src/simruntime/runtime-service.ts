@@ -5,10 +5,12 @@ import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
 import * as containers from './container-service.js';
 import { reopenContainerLog } from './log-service.js';
+import * as execs from './exec-service.js';
 import type { ImageService } from './image-service.js';
 import * as sandboxes from './sandbox-service.js';
 import * as stats from './stats-service.js';
 import type { SimContext } from './sim-context.js';
+import type { StreamingServer } from './streaming/streaming-server.js';
 import { unaryHandler } from './unary-handler.js';
 
 export const SIM_RUNTIME_NAME = 'shardlet-sim';
@@ -67,7 +69,7 @@ function getContainerEvents(ctx: SimContext, call: ServerWritableStream<cri.GetE
   });
 }
 
-export function runtimeServiceHandlers(ctx: SimContext): cri.RuntimeServiceHandlers {
+export function runtimeServiceHandlers(ctx: SimContext, streaming: StreamingServer): cri.RuntimeServiceHandlers {
   const env = ctx;
   return {
     Version: unaryHandler(env, 'Version', () => version(ctx)),
@@ -99,7 +101,10 @@ export function runtimeServiceHandlers(ctx: SimContext): cri.RuntimeServiceHandl
     UpdateContainerResources: unaryHandler(env, 'UpdateContainerResources', (req: cri.UpdateContainerResourcesRequest__Output) =>
       containers.updateContainerResources(ctx, req),
     ),
-    ExecSync: unaryHandler(env, 'ExecSync', (req: cri.ExecSyncRequest__Output) => containers.execSync(ctx, req)),
+    ExecSync: unaryHandler(env, 'ExecSync', (req: cri.ExecSyncRequest__Output) => execs.execSync(ctx, req)),
+    Exec: unaryHandler(env, 'Exec', (req: cri.ExecRequest__Output) => execs.exec(ctx, streaming, req)),
+    Attach: unaryHandler(env, 'Attach', (req: cri.AttachRequest__Output) => execs.attach(ctx, streaming, req)),
+    PortForward: unaryHandler(env, 'PortForward', (req: cri.PortForwardRequest__Output) => execs.portForward(ctx, streaming, req)),
     GetContainerEvents: (call) => getContainerEvents(ctx, call),
     ContainerStats: unaryHandler(env, 'ContainerStats', (req: cri.ContainerStatsRequest__Output) => stats.containerStatsCall(ctx, req)),
     ListContainerStats: unaryHandler(env, 'ListContainerStats', (req: cri.ListContainerStatsRequest__Output) => stats.listContainerStats(ctx, req)),

@@ -17,6 +17,7 @@ import { LatencyModel, resolveLatencyOptions, type LatencyOverrides } from './la
 import { imageServiceHandlers, runtimeServiceHandlers } from './runtime-service.js';
 import type { RuntimeConditions, SimContext } from './sim-context.js';
 import { StateStore } from './state-store.js';
+import { StreamingServer } from './streaming/streaming-server.js';
 
 /** Same cap as the client: big lists on dense nodes. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -79,7 +80,8 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
-  server.addService(services.runtime, runtimeServiceHandlers(ctx));
+  const streaming = await StreamingServer.start(ctx);
+  server.addService(services.runtime, runtimeServiceHandlers(ctx, streaming));
   server.addService(services.image, imageServiceHandlers(ctx, images));
   await prepareSocketPath(options.socketPath);
   const endpoint = `unix://${options.socketPath}`;
@@ -96,7 +98,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     setConditions: (conditions) => Object.assign(ctx.conditions, conditions),
     injectFault: (rule) => ctx.faults.inject(rule),
     killSandbox: (podUid) => sandboxDied(ctx, podUid),
-    close: () => (closed ??= shutdown(server, ctx, options.socketPath)),
+    close: () => (closed ??= shutdown(server, ctx, options.socketPath).then(() => streaming.close())),
   };
 }
 

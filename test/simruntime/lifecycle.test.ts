@@ -188,7 +188,7 @@ describe('simulated runtime: lifecycle', () => {
 
   it('runs exec probes in running containers only', async () => {
     const { containerId } = await runningContainer('probed', ['sleep', '3600']);
-    assert.equal((await h.client.execSync({ container_id: containerId, cmd: ['cat', '/tmp/healthy'] })).exit_code, 0);
+    assert.equal((await h.client.execSync({ container_id: containerId, cmd: ['cat', '/etc/hostname'] })).exit_code, 0);
     assert.equal((await h.client.execSync({ container_id: containerId, cmd: ['sh', '-c', 'exit 3'] })).exit_code, 3);
     await h.client.stopContainer({ container_id: containerId, timeout: 0 });
     const err = await rejectionOf(h.client.execSync({ container_id: containerId, cmd: ['true'] }));

@@ -1,7 +1,7 @@
 // The simulated process's reading of a container's command line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { behaviourOf, execExitCode, stopOutcome, BARE_EXIT_RUN_MS } from '../../src/simruntime/process-model.js';
+import { behaviourOf, stopOutcome, BARE_EXIT_RUN_MS } from '../../src/simruntime/process-model.js';
 
 describe('process model', () => {
   const cases: Array<{ command: string[]; args?: string[]; exit?: { code: number; afterMs: number }; trap?: boolean }> = [
@@ -36,11 +36,5 @@ describe('process model', () => {
     assert.deepEqual(stopOutcome(plain, 30), { afterMs: 0, exitCode: 143 });
     assert.deepEqual(stopOutcome(trapped, 2), { afterMs: 2000, exitCode: 137 });
     assert.deepEqual(stopOutcome(trapped, 0), { afterMs: 0, exitCode: 137 });
-  });
-
-  it('gives exec commands their exit codes', () => {
-    assert.equal(execExitCode(['cat', '/tmp/healthy']), 0);
-    assert.equal(execExitCode(['sh', '-c', 'exit 7']), 7);
-    assert.equal(execExitCode(['false']), 1);
   });
 });

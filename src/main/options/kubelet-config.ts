@@ -333,6 +333,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     httpCheckFrequencyMs: fields.httpCheckFrequency as number,
     syncFrequencyMs: fields.syncFrequency as number,
     runtimeRequestTimeoutMs: fields.runtimeRequestTimeout as number,
+    streamingConnectionIdleTimeoutMs: fields.streamingConnectionIdleTimeout as number,
     serializeImagePulls: fields.serializeImagePulls as boolean,
     maxParallelImagePulls: fields.maxParallelImagePulls as number | undefined,
     registryPullQPS: fields.registryPullQPS as number,

@@ -78,6 +78,8 @@ export interface KubeletOptions {
   // Sync loop, runtime and images.
   syncFrequencyMs: number;
   runtimeRequestTimeoutMs: number;
+  /** Idle time after which an exec, attach or port-forward connection is closed. */
+  streamingConnectionIdleTimeoutMs: number;
   serializeImagePulls: boolean;
   /** undefined means no limit, as upstream's nil. */
   maxParallelImagePulls?: number;

@@ -178,6 +178,21 @@ export class CriClient {
     return this.runtimeCall('ExecSync', req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
   }
 
+  /** A URL on the runtime's streaming server where the client's exec session is served. */
+  exec(req: cri.ExecRequest, timeoutMs?: number): Promise<cri.ExecResponse__Output> {
+    return this.runtimeCall('Exec', req, timeoutMs);
+  }
+
+  /** A URL on the runtime's streaming server attached to the container's main process. */
+  attach(req: cri.AttachRequest, timeoutMs?: number): Promise<cri.AttachResponse__Output> {
+    return this.runtimeCall('Attach', req, timeoutMs);
+  }
+
+  /** A URL on the runtime's streaming server forwarding ports of the sandbox. */
+  portForward(req: cri.PortForwardRequest, timeoutMs?: number): Promise<cri.PortForwardResponse__Output> {
+    return this.runtimeCall('PortForward', req, timeoutMs);
+  }
+
   /**
    * The runtime's container event stream (evented PLEG). No deadline: it lives
    * until `signal` aborts. Rejects with a CriError; containerd 1.6 answers

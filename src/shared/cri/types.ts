@@ -32,6 +32,12 @@ export type { DNSConfig, DNSConfig__Output } from '../../generated/cri/runtime/v
 export type { Device, Device__Output } from '../../generated/cri/runtime/v1/Device.js';
 export type { ExecSyncRequest, ExecSyncRequest__Output } from '../../generated/cri/runtime/v1/ExecSyncRequest.js';
 export type { ExecSyncResponse, ExecSyncResponse__Output } from '../../generated/cri/runtime/v1/ExecSyncResponse.js';
+export type { AttachRequest, AttachRequest__Output } from '../../generated/cri/runtime/v1/AttachRequest.js';
+export type { AttachResponse, AttachResponse__Output } from '../../generated/cri/runtime/v1/AttachResponse.js';
+export type { ExecRequest, ExecRequest__Output } from '../../generated/cri/runtime/v1/ExecRequest.js';
+export type { ExecResponse, ExecResponse__Output } from '../../generated/cri/runtime/v1/ExecResponse.js';
+export type { PortForwardRequest, PortForwardRequest__Output } from '../../generated/cri/runtime/v1/PortForwardRequest.js';
+export type { PortForwardResponse, PortForwardResponse__Output } from '../../generated/cri/runtime/v1/PortForwardResponse.js';
 export type { FilesystemIdentifier, FilesystemIdentifier__Output } from '../../generated/cri/runtime/v1/FilesystemIdentifier.js';
 export type { FilesystemUsage, FilesystemUsage__Output } from '../../generated/cri/runtime/v1/FilesystemUsage.js';
 export type { GetEventsRequest, GetEventsRequest__Output } from '../../generated/cri/runtime/v1/GetEventsRequest.js';
