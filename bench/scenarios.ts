@@ -5,7 +5,7 @@
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import type { BenchOptions, SourceKind } from './options.js';
 
-export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn'] as const;
+export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'] as const;
 export const CONTAINERD_SCENARIO = 'containerd';
 export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
@@ -15,6 +15,9 @@ export type RuntimeProfile = SimProfileName | 'containerd';
 
 const MB = 1_000_000;
 const DEFAULT_STEADY_SECONDS = 30;
+/** The issue's probes window: 60 s of 500 pods probed every 10 s. */
+const DEFAULT_PROBES_SECONDS = 60;
+const QUICK_PROBES_SECONDS = 12;
 const QUICK_STEADY_SECONDS = 3;
 const QUICK_PODS = 20;
 const QUICK_WORKERS = [0, 1];
@@ -64,6 +67,8 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   steadySeconds: number;
   /** Pod churn after the start (and the steady window), when set. */
   churn?: ChurnSpec;
+  /** The probes scenario: every pod has a readiness probe; half of them exec when `exec`, the rest httpGet. */
+  probes?: { exec: boolean };
 }
 
 export interface ScenarioRow {
@@ -126,6 +131,7 @@ interface RunAxes {
   imagePulls: ImagePulls[];
   steadySeconds?: number;
   churn?: ChurnSpec;
+  probes?: { exec: boolean };
 }
 
 /** Every combination of the axes, labelled by `label`. */
@@ -138,7 +144,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
           for (const workers of axes.workers) {
             const floorId = `${profile}:${pods}p:${axes.imageSet.name}:${imagePullsLabel(imagePulls)}`;
             const run: RunSpec = {
-              id: `${floorId}:${source}:w${workers}`,
+              id: `${floorId}:${source}:w${workers}${axes.probes ? `:probes${axes.probes.exec ? '-exec' : ''}` : ''}`,
               floorId,
               profile,
               pods,
@@ -148,6 +154,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
               workers,
               steadySeconds: axes.steadySeconds ?? 0,
               ...(axes.churn ? { churn: axes.churn } : {}),
+              ...(axes.probes ? { probes: axes.probes } : {}),
             };
             rows.push({ label: label(run), runId: run.id, run });
           }
@@ -253,6 +260,29 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
           steadySeconds,
         },
         () => 'steady',
+      ),
+    };
+  },
+  probes: (o) => {
+    const profile = o.profile ?? 'arm';
+    const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_PROBES_SECONDS : DEFAULT_PROBES_SECONDS);
+    const exec = o.probesExec ?? false;
+    return {
+      name: 'probes',
+      title: `probes: every pod Running with a readiness probe every 10 s (${exec ? 'half httpGet, half exec' : 'all httpGet; --probes-exec for an exec half'}), measured for ${steadySeconds} s; profile ${profile}`,
+      kind: 'steady',
+      rows: rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          sources: o.sources ?? ['static'],
+          workers: o.workers ?? (o.quick ? [1] : [2]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+          steadySeconds,
+          probes: { exec },
+        },
+        () => (exec ? 'probes http+exec' : 'probes http'),
       ),
     };
   },

@@ -404,6 +404,7 @@ export class Kubelet {
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
         threadCpu: () => this.threadCpu(),
+        probeStats: async () => (await this.shards?.probeStats()) ?? [],
       },
       this.logger,
     );

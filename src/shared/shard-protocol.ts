@@ -236,7 +236,9 @@ export interface ProbeCountRecord {
 /** What a shard reports of its probes when asked (ShardTask `probe-stats`). */
 export interface ProbeStats {
   counts: ProbeCountRecord[];
-  /** Durations of the shard's most recent probes (ms), for latency percentiles. */
+  /** Durations of the shard's most recent probes (ms, oldest first, at most a few thousand), for latency percentiles. */
   recentDurationsMs: number[];
+  /** Probes this shard ran since it started. */
+  totalProbes: number;
   workers: number;
 }

@@ -60,6 +60,7 @@ export class ProberManager {
   private readonly pendingEvents = new Map<string, PodEventRecord[]>();
   private readonly counts = new Map<string, ProbeCountRecord>();
   private readonly recentDurationsMs: number[] = [];
+  private totalProbes = 0;
   private readonly startedAtMs: number;
   private readonly nowMs: () => number;
   private readonly random: () => number;
@@ -146,7 +147,12 @@ export class ProberManager {
   }
 
   stats(): ProbeStats {
-    return { counts: [...this.counts.values()].map((c) => ({ ...c })), recentDurationsMs: [...this.recentDurationsMs], workers: this.workers.size };
+    return {
+      counts: [...this.counts.values()].map((c) => ({ ...c })),
+      recentDurationsMs: [...this.recentDurationsMs],
+      totalProbes: this.totalProbes,
+      workers: this.workers.size,
+    };
   }
 
   close(): void {
@@ -203,6 +209,7 @@ export class ProberManager {
     if (!entry) return;
     const type = worker.spec.type;
     this.countProbe(entry, type, outcome.error !== undefined ? 'unknown' : outcome.verdict === 'failure' ? 'failed' : 'successful');
+    this.totalProbes++;
     this.recentDurationsMs.push(durationMs);
     if (this.recentDurationsMs.length > RECENT_DURATIONS_KEPT) this.recentDurationsMs.splice(0, this.recentDurationsMs.length - RECENT_DURATIONS_KEPT);
     const fieldPath = containerFieldPath(entry.containerName, entry.init);
