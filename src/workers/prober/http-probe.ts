@@ -28,7 +28,10 @@ interface HttpReply {
 
 /** Runs the probe; never throws. */
 export async function httpProbe(request: HttpProbeRequest): Promise<ProbeOutcome> {
-  const deadline = AbortSignal.timeout(request.timeoutMs);
+  // A timer cleared when the probe ends: AbortSignal.timeout would fire (and build a DOMException) after every probe.
+  const deadlineController = new AbortController();
+  const timer = setTimeout(() => deadlineController.abort(), request.timeoutMs);
+  const deadline = deadlineController.signal;
   let url = request.url;
   const originalHost = url.hostname;
   try {
@@ -47,6 +50,8 @@ export async function httpProbe(request: HttpProbeRequest): Promise<ProbeOutcome
     }
   } catch (err) {
     return failed(requestErrorText(url, err as NodeJS.ErrnoException, deadline.aborted));
+  } finally {
+    clearTimeout(timer);
   }
 }
 
