@@ -26,7 +26,8 @@ const IMAGE = 'busybox:1.35';
 const readyOf = (pod: Pod | undefined) => pod?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 const statusOf = (pod: Pod | undefined, name = 'app') => pod?.status?.containerStatuses?.find((s) => s.name === name);
 
-describe('probes and hooks on the simulated runtime', () => {
+// With shard threads (results cross a MessagePort) and with --workers 0 (the same code on the main thread).
+for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtime, --workers ${workers}`, () => {
   let sim: Awaited<ReturnType<typeof startSimRuntime>>;
   let kubelet: KubeletProcess;
   let cri: CriClient;
@@ -72,7 +73,7 @@ describe('probes and hooks on the simulated runtime', () => {
     });
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     httpPort = (httpServer.address() as AddressInfo).port;
-    kubelet = await startKubelet({ runtimeEndpoint: `unix://${socketPath}`, workers: 2, extraArgs: ['--node-ip=127.0.0.1', '--sync-frequency=10m'] });
+    kubelet = await startKubelet({ runtimeEndpoint: `unix://${socketPath}`, workers, extraArgs: ['--node-ip=127.0.0.1', '--sync-frequency=10m'] });
   });
 
   after(async () => {
