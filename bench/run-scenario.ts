@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchApiServer } from './api-source.js';
-import { BENCH_NAMESPACE, benchPods, withReadiness } from './bench-pods.js';
+import { BENCH_NAMESPACE, BENCH_PROBE_PERIOD_SECONDS, benchPods, withReadiness } from './bench-pods.js';
 import { startProbeTarget, steadyProbeFigures, type ProbeTarget } from './probe-target.js';
 import { measureChurn } from './churn.js';
 import { openBenchRuntime, type BenchRuntime, type ContainerdTarget, type CriCallsByMethod } from './bench-runtime.js';
@@ -67,7 +67,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
     teardown.push(() => shardlet.stop());
     await api?.waitForKubelet(() => shardlet.assertRunning());
     const run: RunUnderTest = { spec, shardlet, runtime, api, submitter: api?.submitter ?? staticSubmitter(manifestDir!), progress };
-    if (spec.probes) {
+    if (spec.probes && spec.probes.readiness !== 'none') {
       const probeTarget = await startProbeTarget();
       teardown.push(() => probeTarget.close());
       run.probeTarget = probeTarget;
@@ -91,7 +91,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
 async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
   const { spec, shardlet, api } = run;
   const plain = benchPods(spec.pods, spec.imageSet.images);
-  const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.exec) : plain;
+  const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.readiness === 'http+exec') : plain;
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
   const threadsBefore = await shardlet.threadCpu();
@@ -146,12 +146,15 @@ function podStart(record: StartupRecord, submittedAtMs: number): PodStart {
 
 async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   const { spec, shardlet, api } = run;
-  await sleep(STEADY_SETTLE_MS);
+  // Probed pods turn Ready at their first probe, up to a period after they run (the start-up jitter): that sync is
+  // start-up, not steady state. The probes scenario's run without probes waits as long, so both windows see the same resyncs.
+  const settleMs = STEADY_SETTLE_MS + (spec.probes ? BENCH_PROBE_PERIOD_SECONDS * 1000 : 0);
+  await sleep(settleMs);
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
   const cpuBefore = processCpuSeconds(shardlet.pid);
   const threadsBefore = await shardlet.threadCpu();
-  const probesBefore = spec.probes ? await shardlet.probeStats() : undefined;
+  const probesBefore = run.probeTarget ? await shardlet.probeStats() : undefined;
   const startedMs = Date.now();
   const windowMs = spec.steadySeconds * 1000;
   while (Date.now() - startedMs < windowMs) {
@@ -166,7 +169,7 @@ async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   const memory = processMemory(shardlet.pid);
   const probes = probesBefore ? steadyProbeFigures(probesBefore, await shardlet.probeStats(), windowSeconds) : undefined;
   return {
-    settleSeconds: STEADY_SETTLE_MS / 1000,
+    settleSeconds: settleMs / 1000,
     windowSeconds,
     cpuSeconds,
     cpuPercentOfCore: (cpuSeconds / windowSeconds) * 100,

@@ -46,6 +46,9 @@ export interface ChurnSpec {
   perSecond: number;
 }
 
+/** The readiness probes of the probes scenario's pods. */
+export type ProbeMode = 'none' | 'http' | 'http+exec';
+
 /** serializeImagePulls, or a maxParallelImagePulls limit. */
 export type ImagePulls = { serialize: true } | { serialize: false; maxParallel: number };
 
@@ -67,8 +70,11 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   steadySeconds: number;
   /** Pod churn after the start (and the steady window), when set. */
   churn?: ChurnSpec;
-  /** The probes scenario: every pod has a readiness probe; half of them exec when `exec`, the rest httpGet. */
-  probes?: { exec: boolean };
+  /**
+   * The probes scenario: each pod's readiness probe (none: the same run without
+   * probes, for comparison; http+exec: every other pod by exec).
+   */
+  probes?: { readiness: ProbeMode };
 }
 
 export interface ScenarioRow {
@@ -131,7 +137,7 @@ interface RunAxes {
   imagePulls: ImagePulls[];
   steadySeconds?: number;
   churn?: ChurnSpec;
-  probes?: { exec: boolean };
+  probes?: { readiness: ProbeMode };
 }
 
 /** Every combination of the axes, labelled by `label`. */
@@ -144,7 +150,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
           for (const workers of axes.workers) {
             const floorId = `${profile}:${pods}p:${axes.imageSet.name}:${imagePullsLabel(imagePulls)}`;
             const run: RunSpec = {
-              id: `${floorId}:${source}:w${workers}${axes.probes ? `:probes${axes.probes.exec ? '-exec' : ''}` : ''}`,
+              id: `${floorId}:${source}:w${workers}${axes.probes ? `:probes-${axes.probes.readiness}` : ''}`,
               floorId,
               profile,
               pods,
@@ -266,12 +272,9 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
   probes: (o) => {
     const profile = o.profile ?? 'arm';
     const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_PROBES_SECONDS : DEFAULT_PROBES_SECONDS);
-    const exec = o.probesExec ?? false;
-    return {
-      name: 'probes',
-      title: `probes: every pod Running with a readiness probe every 10 s (${exec ? 'half httpGet, half exec' : 'all httpGet; --probes-exec for an exec half'}), measured for ${steadySeconds} s; profile ${profile}`,
-      kind: 'steady',
-      rows: rowsOf(
+    const modes: ProbeMode[] = ['none', o.probesExec ? 'http+exec' : 'http'];
+    const rows = modes.flatMap((readiness) =>
+      rowsOf(
         {
           profiles: [profile],
           pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
@@ -280,10 +283,16 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
           imageSet: densityImages(),
           imagePulls: [PARALLEL_5],
           steadySeconds,
-          probes: { exec },
+          probes: { readiness },
         },
-        () => (exec ? 'probes http+exec' : 'probes http'),
+        () => (readiness === 'none' ? 'no probes' : `probes ${readiness}`),
       ),
+    );
+    return {
+      name: 'probes',
+      title: `probes: every pod Running with a readiness probe every 10 s (${o.probesExec ? 'half httpGet, half exec' : 'httpGet; --probes-exec for an exec half'}), against the same run without probes, measured for ${steadySeconds} s after a period's settling; profile ${profile}`,
+      kind: 'steady',
+      rows,
     };
   },
   churn: (o) => {

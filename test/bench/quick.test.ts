@@ -77,8 +77,11 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
   });
 
   it('probes every pod and reports the probes per second, their latency and the CPU by thread', () => {
-    const probed = results.runs.filter((r) => r.spec.probes);
+    const probed = results.runs.filter((r) => r.spec.probes && r.spec.probes.readiness !== 'none');
     assert.equal(probed.length, 1, 'one probes run');
+    const baseline = results.runs.filter((r) => r.spec.probes?.readiness === 'none');
+    assert.equal(baseline.length, 1, 'and the same run without probes');
+    assert.equal(baseline[0].steady?.probes, undefined);
     const steady = probed[0].steady!;
     assert.ok(steady.probes && steady.probes.perSecond > 0 && steady.probes.sampled > 0, `probes ${JSON.stringify(steady.probes)}`);
     assert.ok(Number.isFinite(steady.probes.latency.p99Ms));
