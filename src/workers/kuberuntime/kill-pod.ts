@@ -100,13 +100,27 @@ export async function killPod(
   gracePeriodSeconds?: number,
 ): Promise<void> {
   const running = runtime.containers.filter(mayBeRunning);
+  const hookSource = pod?.spec ? pod : restoredPod(runtime);
   await Promise.all(
-    running.map((container) => killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod', { pod })),
+    running.map((container) =>
+      killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod', { pod: hookSource }),
+    ),
   );
   for (const sandbox of runtime.sandboxes) {
     if (sandbox.state !== 'ready') continue;
     await ignoreNotFound(deps.cri.stopPodSandbox({ pod_sandbox_id: sandbox.id }));
   }
+}
+
+/**
+ * An orphan's pod as far as its containers' annotations tell (upstream's
+ * restoreSpecsFromContainerLabels): enough to run their preStop hooks.
+ */
+function restoredPod(runtime: RuntimePodStatus): Pod {
+  return {
+    metadata: { name: runtime.name, namespace: runtime.namespace, uid: runtime.uid },
+    spec: { containers: runtime.containers.map((c) => ({ name: c.name, ...(c.preStop ? { lifecycle: { preStop: c.preStop } } : {}) })) },
+  };
 }
 
 /** An orphan (no spec known) is killed with the grace period recorded on its container, as upstream. */

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { CriClient } from '../../../src/shared/cri/client.js';
 import type { RuntimeContainer } from '../../../src/shared/runtime-pod.js';
 import type { Container, Pod } from '../../../src/shared/types.js';
-import { killContainer } from '../../../src/workers/kuberuntime/kill-pod.js';
+import { killContainer, killPod } from '../../../src/workers/kuberuntime/kill-pod.js';
 import type { RuntimeDeps } from '../../../src/workers/kuberuntime/runtime-deps.js';
 import { makeSettings, POD_UID } from '../kuberuntime/fixtures.js';
 
@@ -75,4 +75,14 @@ test("a liveness kill uses the probe's terminationGracePeriodSeconds and says wh
   await killContainer(deps, running, 30, 'LivenessProbe', { pod, eventMessage: 'Container app failed liveness probe, will be restarted' });
   assert.deepEqual(calls, ['StopContainer c1 timeout=7']);
   assert.equal(deps.events[0].message, 'Container app failed liveness probe, will be restarted');
+});
+
+test("an orphan's preStop hook, restored from its container's annotation, still runs before the stop", async () => {
+  const { deps, calls } = recordingDeps();
+  const cri = deps.cri as unknown as Record<string, unknown>;
+  cri.stopPodSandbox = async () => ({});
+  const orphan = { ...running, preStop: { exec: { command: ['sh', '-c', 'echo bye'] } }, terminationGracePeriodSeconds: 10 };
+  const runtime = { uid: POD_UID, name: 'web', namespace: 'default', sandboxes: [], containers: [orphan] };
+  await killPod(deps, runtime, undefined);
+  assert.deepEqual(calls, ['ExecSync c1 sh -c echo bye', 'StopContainer c1 timeout=10']);
 });
