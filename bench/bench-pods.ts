@@ -12,6 +12,25 @@ export interface BenchPod {
   name: string;
   image: string;
   withInitContainer: boolean;
+  /** The probes scenario: the app container's readiness probe. */
+  readiness?: BenchReadiness;
+}
+
+/** An httpGet against the bench's own server on the node, or an exec (ExecSync) in the container. */
+export type BenchReadiness = { kind: 'http'; port: number } | { kind: 'exec' };
+
+/** The probes scenario's period: upstream's default. */
+export const BENCH_PROBE_PERIOD_SECONDS = 10;
+
+/** Half the pods probe over HTTP; the other half by exec when `exec`, else HTTP too. */
+export function withReadiness(pods: BenchPod[], httpPort: number, exec: boolean): BenchPod[] {
+  return pods.map((pod, index) => ({ ...pod, readiness: exec && index % 2 === 1 ? { kind: 'exec' } : { kind: 'http', port: httpPort } }));
+}
+
+function readinessProbe(readiness: BenchReadiness): Record<string, unknown> {
+  const action =
+    readiness.kind === 'http' ? { httpGet: { host: '127.0.0.1', port: readiness.port, path: '/healthz' } } : { exec: { command: ['true'] } };
+  return { ...action, periodSeconds: BENCH_PROBE_PERIOD_SECONDS };
 }
 
 export function benchPods(count: number, images: readonly string[]): BenchPod[] {
@@ -41,7 +60,7 @@ export function podManifest(pod: BenchPod, nodeName?: string): Pod {
     spec: {
       ...(nodeName ? { nodeName } : {}),
       ...(pod.withInitContainer ? { initContainers: [container('init', INIT_COMMAND)] } : {}),
-      containers: [container('app', APP_COMMAND)],
+      containers: [{ ...container('app', APP_COMMAND), ...(pod.readiness ? { readinessProbe: readinessProbe(pod.readiness) } : {}) }],
     },
   };
 }

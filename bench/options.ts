@@ -20,6 +20,8 @@ export interface BenchOptions {
   steadySeconds?: number;
   /** Length of the churn scenario's churn window. */
   churnSeconds?: number;
+  /** The probes scenario: half the pods probe by exec (needs ExecSync in the runtime). */
+  probesExec?: boolean;
   /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
   outDir?: string;
 }
@@ -40,6 +42,7 @@ Options:
   --source KIND         static|api|both: static pod directory, test API server or both
   --steady-seconds N    length of the steady-state window (default 30)
   --churn-seconds N     length of the churn scenario's churn window (default 600; --quick 20)
+  --probes-exec         probes scenario: half the readiness probes exec (ExecSync), half httpGet
   --quick               a small smoke run (20 pods) of the selected scenarios
   --out DIR             directory for results.json and the plots
   -h, --help            this text
@@ -67,6 +70,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         'steady-seconds': { type: 'string' },
         'churn-seconds': { type: 'string' },
         quick: { type: 'boolean', default: false },
+        'probes-exec': { type: 'boolean', default: false },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -84,6 +88,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     quick: values.quick,
     steadySeconds: positiveNumber('--steady-seconds', values['steady-seconds']),
     churnSeconds: positiveNumber('--churn-seconds', values['churn-seconds']),
+    probesExec: values['probes-exec'],
     outDir: values.out,
   };
 }

@@ -180,6 +180,20 @@ function renderSteadyTable(scenario: ScenarioPlan, runsById: Map<string, RunResu
   for (const row of rows) {
     if (row.run.steady) lines.push(`  ${row.label} ${runTag(row.run)}  ${criBreakdown(row.run.steady.criCalls, row.run.steady.windowSeconds)}`);
   }
+  const threads = rows.filter((row) => row.run.steady?.threadCpuPercent);
+  if (threads.length > 0) lines.push('', 'CPU by thread, % of a core:');
+  for (const row of threads) {
+    const { main, shards, pleg } = row.run.steady!.threadCpuPercent!;
+    lines.push(`  ${row.label} ${runTag(row.run)}  main ${main.toFixed(2)}  shards ${shards.toFixed(2)}  pleg ${pleg.toFixed(2)}`);
+  }
+  const probed = rows.filter((row) => row.run.steady?.probes);
+  if (probed.length > 0) lines.push('', 'Probes (each timed in its shard, start to result):');
+  for (const row of probed) {
+    const { perSecond, latency, sampled } = row.run.steady!.probes!;
+    lines.push(
+      `  ${row.label} ${runTag(row.run)}  ${perSecond.toFixed(1)} probes/s; latency p50 ${latency.p50Ms.toFixed(1)} p99 ${latency.p99Ms.toFixed(1)} max ${latency.maxMs.toFixed(1)} ms (${sampled} probes)`,
+    );
+  }
   return lines;
 }
 

@@ -53,6 +53,10 @@ export interface SteadyMeasurement {
   peakRssMiB: number;
   criCalls?: CriCallsByMethod;
   apiWrites: Record<string, number>;
+  /** The window's CPU by thread kind, % of one core (each thread measures itself: /stats/threads). */
+  threadCpuPercent?: { main: number; shards: number; pleg: number };
+  /** The probes scenario: probes run in the window and how long each took (start to result, in the shard). */
+  probes?: { perSecond: number; latency: LatencySummary; sampled: number };
 }
 
 /** What the churn left behind: runtime objects, directories and wanted pods, once the counts settled. */

@@ -3,12 +3,13 @@
 // Running and the figures the pod-startup SLO and the design ask for; with a steady
 // window, shardlet's cost while nothing changes; with churn, the soak (churn.ts).
 // Everything it started is stopped and removed afterwards, whatever happened.
-import { threadCpuPerPod } from './thread-cpu.js';
+import { threadCpuPercent, threadCpuPerPod } from './thread-cpu.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchApiServer } from './api-source.js';
-import { BENCH_NAMESPACE, benchPods } from './bench-pods.js';
+import { BENCH_NAMESPACE, BENCH_PROBE_PERIOD_SECONDS, benchPods, withReadiness } from './bench-pods.js';
+import { startProbeTarget, steadyProbeFigures, type ProbeTarget } from './probe-target.js';
 import { measureChurn } from './churn.js';
 import { openBenchRuntime, type BenchRuntime, type ContainerdTarget, type CriCallsByMethod } from './bench-runtime.js';
 import { staticSubmitter, type PodSubmitter } from './pod-submitters.js';
@@ -33,6 +34,8 @@ interface RunUnderTest {
   api?: BenchApiServer;
   submitter: PodSubmitter;
   progress: StepProgress;
+  /** The probes scenario: the HTTP server the pods' httpGet readiness probes reach. */
+  probeTarget?: ProbeTarget;
 }
 
 export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | undefined, progress: StepProgress): Promise<RunResult> {
@@ -64,6 +67,11 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
     teardown.push(() => shardlet.stop());
     await api?.waitForKubelet(() => shardlet.assertRunning());
     const run: RunUnderTest = { spec, shardlet, runtime, api, submitter: api?.submitter ?? staticSubmitter(manifestDir!), progress };
+    if (spec.probes && spec.probes.readiness !== 'none') {
+      const probeTarget = await startProbeTarget();
+      teardown.push(() => probeTarget.close());
+      run.probeTarget = probeTarget;
+    }
     result.start = await measureStart(run);
     if (spec.steadySeconds > 0) result.steady = await measureSteady(run);
     if (spec.churn) {
@@ -82,7 +90,8 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
 
 async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
   const { spec, shardlet, api } = run;
-  const pods = benchPods(spec.pods, spec.imageSet.images);
+  const plain = benchPods(spec.pods, spec.imageSet.images);
+  const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.readiness === 'http+exec') : plain;
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
   const threadsBefore = await shardlet.threadCpu();
@@ -137,10 +146,15 @@ function podStart(record: StartupRecord, submittedAtMs: number): PodStart {
 
 async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   const { spec, shardlet, api } = run;
-  await sleep(STEADY_SETTLE_MS);
+  // Probed pods turn Ready at their first probe, up to a period after they run (the start-up jitter): that sync is
+  // start-up, not steady state. The probes scenario's run without probes waits as long, so both windows see the same resyncs.
+  const settleMs = STEADY_SETTLE_MS + (spec.probes ? BENCH_PROBE_PERIOD_SECONDS * 1000 : 0);
+  await sleep(settleMs);
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
   const cpuBefore = processCpuSeconds(shardlet.pid);
+  const threadsBefore = await shardlet.threadCpu();
+  const probesBefore = run.probeTarget ? await shardlet.probeStats() : undefined;
   const startedMs = Date.now();
   const windowMs = spec.steadySeconds * 1000;
   while (Date.now() - startedMs < windowMs) {
@@ -153,8 +167,9 @@ async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   const threadsAfter = await shardlet.threadCpu();
   const criAfter = await criCallsOf(run);
   const memory = processMemory(shardlet.pid);
+  const probes = probesBefore ? steadyProbeFigures(probesBefore, await shardlet.probeStats(), windowSeconds) : undefined;
   return {
-    settleSeconds: STEADY_SETTLE_MS / 1000,
+    settleSeconds: settleMs / 1000,
     windowSeconds,
     cpuSeconds,
     cpuPercentOfCore: (cpuSeconds / windowSeconds) * 100,
@@ -162,6 +177,8 @@ async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
     peakRssMiB: memory.peakRssMiB,
     criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
     apiWrites: api?.kubeletWrites(0) ?? {},
+    threadCpuPercent: threadsBefore && threadsAfter ? threadCpuPercent(threadsBefore, threadsAfter, windowSeconds) : undefined,
+    ...(probes ? { probes } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import type { BenchOptions, SourceKind } from './options.js';
 
-export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn'] as const;
+export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'] as const;
 export const CONTAINERD_SCENARIO = 'containerd';
 export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
@@ -15,6 +15,9 @@ export type RuntimeProfile = SimProfileName | 'containerd';
 
 const MB = 1_000_000;
 const DEFAULT_STEADY_SECONDS = 30;
+/** The issue's probes window: 60 s of 500 pods probed every 10 s. */
+const DEFAULT_PROBES_SECONDS = 60;
+const QUICK_PROBES_SECONDS = 12;
 const QUICK_STEADY_SECONDS = 3;
 const QUICK_PODS = 20;
 const QUICK_WORKERS = [0, 1];
@@ -43,6 +46,9 @@ export interface ChurnSpec {
   perSecond: number;
 }
 
+/** The readiness probes of the probes scenario's pods. */
+export type ProbeMode = 'none' | 'http' | 'http+exec';
+
 /** serializeImagePulls, or a maxParallelImagePulls limit. */
 export type ImagePulls = { serialize: true } | { serialize: false; maxParallel: number };
 
@@ -64,6 +70,11 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   steadySeconds: number;
   /** Pod churn after the start (and the steady window), when set. */
   churn?: ChurnSpec;
+  /**
+   * The probes scenario: each pod's readiness probe (none: the same run without
+   * probes, for comparison; http+exec: every other pod by exec).
+   */
+  probes?: { readiness: ProbeMode };
 }
 
 export interface ScenarioRow {
@@ -126,6 +137,7 @@ interface RunAxes {
   imagePulls: ImagePulls[];
   steadySeconds?: number;
   churn?: ChurnSpec;
+  probes?: { readiness: ProbeMode };
 }
 
 /** Every combination of the axes, labelled by `label`. */
@@ -138,7 +150,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
           for (const workers of axes.workers) {
             const floorId = `${profile}:${pods}p:${axes.imageSet.name}:${imagePullsLabel(imagePulls)}`;
             const run: RunSpec = {
-              id: `${floorId}:${source}:w${workers}`,
+              id: `${floorId}:${source}:w${workers}${axes.probes ? `:probes-${axes.probes.readiness}` : ''}`,
               floorId,
               profile,
               pods,
@@ -148,6 +160,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
               workers,
               steadySeconds: axes.steadySeconds ?? 0,
               ...(axes.churn ? { churn: axes.churn } : {}),
+              ...(axes.probes ? { probes: axes.probes } : {}),
             };
             rows.push({ label: label(run), runId: run.id, run });
           }
@@ -254,6 +267,32 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
         },
         () => 'steady',
       ),
+    };
+  },
+  probes: (o) => {
+    const profile = o.profile ?? 'arm';
+    const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_PROBES_SECONDS : DEFAULT_PROBES_SECONDS);
+    const modes: ProbeMode[] = ['none', o.probesExec ? 'http+exec' : 'http'];
+    const rows = modes.flatMap((readiness) =>
+      rowsOf(
+        {
+          profiles: [profile],
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          sources: o.sources ?? ['static'],
+          workers: o.workers ?? (o.quick ? [1] : [2]),
+          imageSet: densityImages(),
+          imagePulls: [PARALLEL_5],
+          steadySeconds,
+          probes: { readiness },
+        },
+        () => (readiness === 'none' ? 'no probes' : `probes ${readiness}`),
+      ),
+    );
+    return {
+      name: 'probes',
+      title: `probes: every pod Running with a readiness probe every 10 s (${o.probesExec ? 'half httpGet, half exec' : 'httpGet; --probes-exec for an exec half'}), against the same run without probes, measured for ${steadySeconds} s after a period's settling; profile ${profile}`,
+      kind: 'steady',
+      rows,
     };
   },
   churn: (o) => {

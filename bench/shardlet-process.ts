@@ -1,6 +1,7 @@
 // shardlet as the bench runs it: its own process (so /proc gives its CPU and memory
 // alone), flags on the command line, and its read-only port for health, per-pod
 // start records and CRI call counters.
+import type { ProbeStats } from '../src/shared/shard-protocol.js';
 import type { ThreadCpuReport } from '../src/shared/thread-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -130,6 +131,11 @@ export class ShardletProcess {
     if (reply.status === 404) return undefined;
     if (!reply.ok) throw new Error(`shardlet GET /stats/threads: HTTP ${reply.status}`);
     return (await reply.json()) as ThreadCpuReport;
+  }
+
+  /** Each shard's probe counts and recent probe durations (GET /stats/probes). */
+  async probeStats(): Promise<ProbeStats[]> {
+    return ((await this.getJson('/stats/probes')) as { shards: ProbeStats[] }).shards;
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within the grace period. */

@@ -32,3 +32,14 @@ export function threadCpuLine(perPod: ThreadCpuPerPod | undefined): string {
   const { mainMs, shardsMs, plegMs, otherMs, ceilingPodsPerSecond } = perPod;
   return `main ${mainMs.toFixed(2)}  shards ${shardsMs.toFixed(2)}  pleg ${plegMs.toFixed(2)}  other ${otherMs.toFixed(2)} ms/pod; main-thread ceiling ${ceilingPodsPerSecond.toFixed(0)} pods/s`;
 }
+
+/** A window's CPU by thread kind, % of one core. */
+export function threadCpuPercent(before: ThreadCpuReport, after: ThreadCpuReport, windowSeconds: number): { main: number; shards: number; pleg: number } {
+  const percent = (micros: number) => (Math.max(0, micros) / 1e6 / windowSeconds) * 100;
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  return {
+    main: percent(after.mainMicros - before.mainMicros),
+    shards: percent(sum(after.shardsMicros) - sum(before.shardsMicros)),
+    pleg: percent(after.plegMicros - before.plegMicros),
+  };
+}

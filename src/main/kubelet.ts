@@ -8,7 +8,7 @@ import { CriClient } from '../shared/cri/client.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
-import type { PodCgroupSettings, PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { KubeClients } from './apiclient/kube-client.js';
 import { FileSource } from './config/file-source.js';
@@ -165,6 +165,7 @@ export class Kubelet {
       logger,
       faultInjection: options.faultInjection,
       onShardReplaced: (index) => this.resyncShard(index),
+      onProbeResult: (message) => this.onProbeResult(message),
     });
     this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
     const admissionNode = nodeForAdmission(options);
@@ -347,6 +348,20 @@ export class Kubelet {
     });
   }
 
+  /**
+   * A probe result changed in the pod's shard: sync the pod now, as upstream's
+   * syncLoop does on a liveness, readiness or startup update (the sync computes the
+   * new ready / started state, or kills the container a liveness probe condemned).
+   * The one main-thread call site for probe results (metrics hook in here too).
+   */
+  private onProbeResult(message: ProbeResultMessage): void {
+    this.logger.debug(
+      { pod: `${message.podNamespace}/${message.podName}`, container: message.containerName, probeType: message.probeType, result: message.result },
+      'Probe result changed',
+    );
+    this.podWorkers?.syncNow(message.podUid);
+  }
+
   /** A replaced shard starts empty: every pod it owns is synced again from the runtime's state. */
   private resyncShard(index: number): void {
     for (const uid of this.podWorkers!.uids()) {
@@ -459,6 +474,7 @@ export class Kubelet {
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
         threadCpu: () => this.threadCpu(),
+        probeStats: async () => (await this.shards?.probeStats()) ?? [],
       },
       this.logger,
     );

@@ -2,6 +2,7 @@
 // kubecontainer.PodStatus, reduced to what computePodActions and the API status
 // need. A shard builds it from CRI calls (ListPodSandbox / ListContainers filtered by
 // the pod UID label, plus PodSandboxStatus and ContainerStatus); it is plain data.
+import type { LifecycleHandler } from './types.js';
 
 export type SandboxState = 'ready' | 'notready';
 export type ContainerRuntimeState = 'created' | 'running' | 'exited' | 'unknown';
@@ -39,6 +40,8 @@ export interface RuntimeContainer {
   imageRef: string;
   /** From io.kubernetes.pod.terminationGracePeriod: lets an orphan be killed without its spec. */
   terminationGracePeriodSeconds?: number;
+  /** From io.kubernetes.container.preStopHandler: an orphan's preStop hook still runs, as upstream restores it. */
+  preStop?: LifecycleHandler;
 }
 
 export interface RuntimePodStatus {

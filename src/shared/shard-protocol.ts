@@ -4,6 +4,7 @@
 import type { Pod, PodStatus } from './types.js';
 import { MessagePort } from 'node:worker_threads';
 import type { WireError } from './errors.js';
+import type { ProbeResult, ProbeType } from './prober/probe-results.js';
 import type { CgroupLayout } from './cm/cgroup-fs.js';
 import type { CgroupDriver, CgroupName } from './cm/cgroup-name.js';
 
@@ -191,7 +192,7 @@ export interface RuntimeCounts {
 }
 
 /** main → shard thread: a piscina task. `exit` ends the thread (fault injection, tests only). */
-export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'exit' };
+export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'probe-stats' } | { op: 'exit' };
 
 /** What the main thread gives each worker thread at its start (piscina workerData). */
 export interface WorkerBootData {
@@ -222,3 +223,45 @@ export function isPullPortMessage(message: unknown): message is PullPortMessage 
 
 /** The name of the function every worker thread exports for its own CPU time (piscina's `run(…, { name })`). */
 export const THREAD_CPU_TASK = 'threadCpuMicros';
+
+/**
+ * shard → main, whenever a probe result of a container changes (never for a probe
+ * that only repeats its result): the main thread syncs the pod at once, as
+ * upstream's syncLoop does on a prober results update. Posted on the shard thread's
+ * parentPort (piscina's 'message' event), or called directly with --workers 0.
+ */
+export interface ProbeResultMessage {
+  kind: 'probe-result';
+  podUid: string;
+  podName: string;
+  podNamespace: string;
+  containerName: string;
+  containerId: string;
+  probeType: ProbeType;
+  result: ProbeResult;
+}
+
+export function isProbeResultMessage(message: unknown): message is ProbeResultMessage {
+  return (message as Partial<ProbeResultMessage> | null)?.kind === 'probe-result';
+}
+
+/** Probes run by one shard since it started, per result (prober_probe_total's counts, pulled on demand). */
+export interface ProbeCountRecord {
+  podUid: string;
+  podName: string;
+  podNamespace: string;
+  containerName: string;
+  probeType: ProbeType;
+  result: 'successful' | 'failed' | 'unknown';
+  count: number;
+}
+
+/** What a shard reports of its probes when asked (ShardTask `probe-stats`). */
+export interface ProbeStats {
+  counts: ProbeCountRecord[];
+  /** Durations of the shard's most recent probes (ms, oldest first, at most a few thousand), for latency percentiles. */
+  recentDurationsMs: number[];
+  /** Probes this shard ran since it started. */
+  totalProbes: number;
+  workers: number;
+}

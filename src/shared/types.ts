@@ -10,6 +10,8 @@ import type {
   V1PodCondition,
   V1ObjectMeta,
   V1Volume,
+  V1Probe,
+  V1LifecycleHandler,
 } from '@kubernetes/client-node';
 
 export type Pod = V1Pod;
@@ -20,6 +22,8 @@ export type ContainerStatus = V1ContainerStatus;
 export type PodCondition = V1PodCondition;
 export type ObjectMeta = V1ObjectMeta;
 export type Volume = V1Volume;
+export type Probe = V1Probe;
+export type LifecycleHandler = V1LifecycleHandler;
 
 /** Names of the pod sources, as upstream's kubetypes.FileSource / HTTPSource / ApiserverSource. */
 export const FILE_SOURCE = 'file';

@@ -5,7 +5,7 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../shared/comlink-node.js';
 import { createLogger } from '../shared/logging.js';
-import { pullPortMessage, type PullCoordinatorApi, type ShardTask, type SyncPodResult, type WorkerBootData } from '../shared/shard-protocol.js';
+import { pullPortMessage, type ProbeStats, type PullCoordinatorApi, type ShardTask, type SyncPodResult, type WorkerBootData } from '../shared/shard-protocol.js';
 import { ownThreadCpuMicros } from '../shared/thread-cpu.js';
 import { Shard } from './shard.js';
 
@@ -14,9 +14,11 @@ const logger = createLogger(boot.settings.logLevel, { thread: `shard-${boot.inde
 const { port1, port2 } = new MessageChannel();
 parentPort?.postMessage(pullPortMessage(port2), [port2]);
 const pulls = Comlink.wrap<PullCoordinatorApi>(nodeEndpoint(port1));
-const shard = new Shard(boot.index, boot.settings, pulls, logger);
+// Probe result changes go up on the thread's own port; the main thread tells them from the pull port by `kind`.
+const shard = new Shard(boot.index, boot.settings, pulls, logger, (message) => parentPort?.postMessage(message));
 
-export default async function runShardTask(task: ShardTask): Promise<SyncPodResult | undefined> {
+export default async function runShardTask(task: ShardTask): Promise<SyncPodResult | ProbeStats | undefined> {
+  if (task.op === 'probe-stats') return shard.probeStats();
   if (task.op === 'exit') {
     if (!boot.faultInjection) throw new Error('fault injection is not enabled for this shard');
     logger.warn('Shard thread exiting on request (fault injection)');

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { toWire } from '../shared/errors.js';
 import type { RuntimePodStatus } from '../shared/runtime-pod.js';
-import type { PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { ProbeResultMessage, ProbeStats, PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
 import type { Pod } from '../shared/types.js';
@@ -15,21 +15,27 @@ import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
 import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
 import { syncPod } from './kuberuntime/sync-pod.js';
 import { openShardCri } from './shard-cri.js';
+import { createProbeRunner } from './prober/prober.js';
+import { ProberManager } from './prober/prober-manager.js';
 import { teardownPodVolumes } from './volumes/pod-volumes.js';
 
 export class Shard {
   private readonly deps: RuntimeDeps;
+  private readonly prober: ProberManager;
   private runtimeName: Promise<string> | undefined;
 
+  /** `onProbeResult` is the one way probe result changes leave the shard (to the main thread). */
   constructor(
     readonly index: number,
     settings: ShardSettings,
     pulls: PullCoordinatorApi,
     logger: Logger,
+    onProbeResult: (message: ProbeResultMessage) => void = () => undefined,
   ) {
     const cri = openShardCri(settings);
     const shardLogger = logger.child({ shard: index });
     this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger), events: [] };
+    this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: onProbeResult, hostIP: settings.hostIP });
   }
 
   /** Runs one SyncPod / SyncTerminatingPod / SyncTerminatedPod for a pod. */
@@ -47,7 +53,11 @@ export class Shard {
     let removedObjectIds: string[] = [];
     try {
       if (request.kind === 'sync') {
-        const outcome = await syncPod(deps, pod, nowMs, { apiData: request.apiData, runtimeKnownEmpty: request.runtimeKnownEmpty });
+        const outcome = await syncPod(deps, pod, nowMs, {
+          apiData: request.apiData,
+          runtimeKnownEmpty: request.runtimeKnownEmpty,
+          probeResults: (state) => this.prober.resultsFor(state),
+        });
         runtime = outcome.runtime;
         actedOn = outcome.before;
         waitingReasons = outcome.waitingReasons;
@@ -60,12 +70,14 @@ export class Shard {
       errors.push(toWire(err));
       runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     }
+    this.updateProbeWorkers(request, runtime);
     const status = generatePodStatus(pod, runtime, {
       nowMs,
       hostIP: this.deps.settings.hostIP,
       waitingReasons,
       previous: request.previousStatus,
       runtimeName: await this.runtimeNameOnce(),
+      probes: this.prober.resultsFor(runtime),
     });
     return {
       uid,
@@ -73,7 +85,8 @@ export class Shard {
       terminated: podStopped(runtime),
       requeueAfterMs,
       errors,
-      events: deps.events,
+      // Probe events since the pod's last sync come first: they happened before this sync.
+      events: [...this.prober.takeEvents(uid), ...deps.events],
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
@@ -81,8 +94,25 @@ export class Shard {
     };
   }
 
+  /** What this shard's probes did since it started (prober_probe_total, probe latency). */
+  probeStats(): ProbeStats {
+    return this.prober.stats();
+  }
+
   async close(): Promise<void> {
+    this.prober.close();
     this.deps.cri.close();
+  }
+
+  /**
+   * The pod's syncs start and stop its probe workers, as upstream's AddPod,
+   * StopLivenessAndStartup (terminating) and RemovePod (terminated).
+   */
+  private updateProbeWorkers(request: SyncPodRequest, runtime: RuntimePodStatus): void {
+    const uid = request.pod.metadata?.uid ?? '';
+    if (request.kind === 'sync') this.prober.syncPod(request.pod, runtime);
+    else if (request.kind === 'terminating') this.prober.stopLivenessAndStartup(uid);
+    else this.prober.removePod(uid);
   }
 
   /** SyncTerminatingPod (kill with the grace period) and SyncTerminatedPod (clean up). */

@@ -15,7 +15,7 @@ import type { ScenarioPlan } from '../../bench/scenarios.js';
 const run = promisify(execFile);
 const BENCH = fileURLToPath(new URL('../../bench/density.js', import.meta.url));
 const QUICK_TIMEOUT_MS = 10 * 60_000;
-const SIM_SCENARIOS = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn'];
+const SIM_SCENARIOS = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'];
 
 interface BenchResults {
   scenarios: ScenarioPlan[];
@@ -69,11 +69,24 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
       if (result.spec.workers > 0) assert.ok(byThread.shardsMs > 0, `${result.spec.id}: the shard threads synced the pods`);
       else assert.equal(byThread.shardsMs, 0, `${result.spec.id}: no shard thread at --workers 0`);
     }
-    const steady = results.runs.filter((r) => r.steady);
+    const steady = results.runs.filter((r) => r.steady && !r.spec.probes);
     assert.equal(steady.length, 1, 'one run kept going for the steady window');
     assert.ok(Number.isFinite(steady[0].steady!.cpuPercentOfCore), `steady CPU ${steady[0].steady!.cpuPercentOfCore} %`);
     for (const floor of results.floors) assert.ok(floor.measured && floor.measured.podLatenciesMs.length === floor.spec.pods, `floor ${floor.spec.id}`);
     assert.ok(results.targets.length > 0);
+  });
+
+  it('probes every pod and reports the probes per second, their latency and the CPU by thread', () => {
+    const probed = results.runs.filter((r) => r.spec.probes && r.spec.probes.readiness !== 'none');
+    assert.equal(probed.length, 1, 'one probes run');
+    const baseline = results.runs.filter((r) => r.spec.probes?.readiness === 'none');
+    assert.equal(baseline.length, 1, 'and the same run without probes');
+    assert.equal(baseline[0].steady?.probes, undefined);
+    const steady = probed[0].steady!;
+    assert.ok(steady.probes && steady.probes.perSecond > 0 && steady.probes.sampled > 0, `probes ${JSON.stringify(steady.probes)}`);
+    assert.ok(Number.isFinite(steady.probes.latency.p99Ms));
+    assert.ok(steady.threadCpuPercent && steady.threadCpuPercent.shards > 0, 'the shards probed');
+    assert.match(stdout, /^  probes http static wk 1 {2}[\d.]+ probes\/s; latency p50 [\d.]+ p99 [\d.]+/m);
   });
 
   it('churns pods for 20 s and reports what it left behind', () => {

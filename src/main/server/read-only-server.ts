@@ -1,12 +1,14 @@
 // The kubelet's read-only HTTP endpoints on localhost: /healthz, /pods (a PodList
 // with the statuses the shards computed, as upstream's read-only /pods) and
 // /stats/startup (per-pod start latency), /stats/cri (CRI calls per method) and
-// /stats/threads (CPU time per thread), read
+// /stats/threads (CPU time per thread) and /stats/probes (each shard's probe counts
+// and recent probe durations), read
 // by the bench (?seenSince=<epoch ms> for the pods seen since then).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import type { ProbeStats } from '../../shared/shard-protocol.js';
 import type { ThreadCpuReport } from '../../shared/thread-cpu.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 
@@ -25,6 +27,7 @@ export interface ReadOnlyServerSource {
   startupRecords(): Array<{ seenAtMs: number }>;
   criCalls(): Record<string, number>;
   threadCpu(): Promise<ThreadCpuReport>;
+  probeStats?(): Promise<ProbeStats[]>;
 }
 
 export class ReadOnlyServer {
@@ -91,6 +94,15 @@ export class ReadOnlyServer {
           (err: Error) => send(res, 503, { message: `thread CPU unavailable: ${err.message}` }),
         );
         return;
+      case '/stats/probes': {
+        const probeStats = this.source.probeStats;
+        if (!probeStats) return send(res, 404, { message: 'no probe figures in this process' });
+        probeStats.call(this.source).then(
+          (shards) => send(res, 200, { shards }),
+          (err: Error) => send(res, 503, { message: `probe figures unavailable: ${err.message}` }),
+        );
+        return;
+      }
       default:
         return send(res, 404, { message: `no handler for ${path}` });
     }

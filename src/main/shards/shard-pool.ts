@@ -9,8 +9,11 @@ import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
 import {
+  isProbeResultMessage,
   isPullPortMessage,
   THREAD_CPU_TASK,
+  type ProbeResultMessage,
+  type ProbeStats,
   type RelistResult,
   type ShardSettings,
   type ShardTask,
@@ -37,6 +40,8 @@ export interface ShardPoolOptions {
   logger: Logger;
   /** Called when a shard thread was replaced: its pods must be resynced from the runtime. */
   onShardReplaced: (shardIndex: number) => void;
+  /** A probe result of a container changed in some shard (only changes cross the thread boundary). */
+  onProbeResult?: (message: ProbeResultMessage) => void;
   faultInjection?: boolean;
 }
 
@@ -67,7 +72,7 @@ export class ShardPool {
   constructor(private readonly options: ShardPoolOptions) {
     this.shardCount = Math.max(options.workers, 1);
     if (options.workers === 0) {
-      this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger);
+      this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger, options.onProbeResult);
       this.inlineRelister = new Relister(openShardCri(options.settings));
       return;
     }
@@ -104,6 +109,13 @@ export class ShardPool {
       this.plegPool!.run(null, byName) as Promise<number>,
     ]);
     return { shardsMicros, plegMicros };
+  }
+
+  /** Every shard's probe counts and recent probe durations (pulled on demand: only result changes are pushed). */
+  async probeStats(): Promise<ProbeStats[]> {
+    if (this.inlineShard) return [this.inlineShard.probeStats()];
+    const task: ShardTask = { op: 'probe-stats' };
+    return Promise.all(this.threads.map((thread) => thread.pool.run(task) as Promise<ProbeStats>));
   }
 
   /** One PLEG relist, off the main thread unless --workers 0. */
@@ -160,6 +172,7 @@ export class ShardPool {
     const thread: ThreadShard = { pool, threadsCreated: 0 };
     pool.on('message', (message: unknown) => {
       if (isPullPortMessage(message)) Comlink.expose(pulls, nodeEndpoint(message.port));
+      else if (isProbeResultMessage(message)) this.options.onProbeResult?.(message);
     });
     pool.on('workerCreate', () => {
       thread.threadsCreated++;

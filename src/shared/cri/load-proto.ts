@@ -23,19 +23,23 @@ export const CRI_LOADER_OPTIONS: protoLoader.Options = {
 };
 
 /**
- * The proto lives at <package root>/proto while this module runs from
+ * The protos live at <package root>/proto while this module runs from
  * src/shared/cri (ts-node, tests) or dist/src/shared/cri (compiled), so walk up
  * from here until the file turns up instead of counting `..`.
  */
-export function criProtoPath(): string {
+export function projectProtoPath(relativePath: string): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = join(dir, CRI_PROTO_RELATIVE_PATH);
+    const candidate = join(dir, relativePath);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find ${CRI_PROTO_RELATIVE_PATH} above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir) throw new Error(`cannot find ${relativePath} above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
+}
+
+export function criProtoPath(): string {
+  return projectProtoPath(CRI_PROTO_RELATIVE_PATH);
 }
 
 export interface CriServices {

@@ -3,9 +3,11 @@
 // upstream makes later in SyncPod (doBackOff) so that the caller gets one plan.
 // Pure: it reads the pod, the runtime's view of it and the clock, nothing else.
 //
-// Left out for now: ephemeral containers, liveness / startup probe kills, in-place
-// resize (computePodResizeAction), and for sidecars the startup-probe gate and the
-// ability to start several init containers in one sync (one per sync here).
+// Liveness and startup probe failures come from the shard's prober as results by
+// container ID. Left out for now: ephemeral containers, in-place resize
+// (computePodResizeAction), and for sidecars the ability to start several init
+// containers in one sync (one per sync here).
+import type { PodProbeResults } from '../prober/probe-results.js';
 import { findContainer, type RuntimeContainer, type RuntimePodStatus } from '../runtime-pod.js';
 import type { Container, Pod } from '../types.js';
 import { hashContainer } from './container-hash.js';
@@ -21,6 +23,7 @@ import { crashBackoffDelayMs, crashBackoffUntilMs, formatGoDurationSeconds } fro
 import { computeInitContainerActions, specChangedMessage } from './init-container-actions.js';
 import {
   addKill,
+  failedProbe,
   KILL_REASON_DUPLICATE,
   KILL_REASON_NOT_IN_SPEC,
   KILL_REASON_SPEC_CHANGED,
@@ -34,16 +37,16 @@ import { podSandboxChanged } from './sandbox-changed.js';
 
 export type { ContainerToKill, PodActions } from './pod-actions.js';
 
-/** The actions for one sync of the pod at time nowMs. */
-export function computePodActions(pod: Pod, status: RuntimePodStatus, nowMs: number): PodActions {
+/** The actions for one sync of the pod at time nowMs, given the shard's probe results. */
+export function computePodActions(pod: Pod, status: RuntimePodStatus, nowMs: number, probes?: PodProbeResults): PodActions {
   const sandbox = podSandboxChanged(pod, status);
   const actions = newPodActions(sandbox);
   const plan: StartPlan = { init: [], app: [] };
   if (sandbox.createSandbox) {
     planForNewSandbox(pod, status, actions, plan);
   } else {
-    const initialized = computeInitContainerActions(pod, status, sandbox.sandboxId, actions, plan);
-    if (!actions.killPod && initialized) planAppContainers(pod, status, actions, plan);
+    const initialized = computeInitContainerActions(pod, status, sandbox.sandboxId, actions, plan, probes);
+    if (!actions.killPod && initialized) planAppContainers(pod, status, actions, plan, probes);
   }
   if (!actions.killPod) killUnwantedInstances(pod, status, actions);
   applyCrashBackoff(pod, status, actions, plan, nowMs);
@@ -84,7 +87,7 @@ function hasAnyRegularContainerCreated(pod: Pod, status: RuntimePodStatus): bool
 }
 
 /** The app-container loop of computePodActions: start what should run, restart changed specs. */
-function planAppContainers(pod: Pod, status: RuntimePodStatus, actions: PodActions, plan: StartPlan): void {
+function planAppContainers(pod: Pod, status: RuntimePodStatus, actions: PodActions, plan: StartPlan, probes?: PodProbeResults): void {
   let keepCount = 0;
   for (const container of pod.spec?.containers ?? []) {
     const newest = findContainer(status, container.name);
@@ -99,6 +102,14 @@ function planAppContainers(pod: Pod, status: RuntimePodStatus, actions: PodActio
       // Restarted whatever the restart policy: the spec, not the process, changed.
       addKill(actions, newest, KILL_REASON_SPEC_CHANGED, specChangedMessage(newest, container));
       plan.app.push(container.name);
+      continue;
+    }
+    const probeFailure = failedProbe(newest, probes, 'Container');
+    if (probeFailure) {
+      // Killed, and started again unless the restart policy is Never; the pod itself lives on.
+      const restart = shouldRestartOnFailure(pod);
+      addKill(actions, newest, probeFailure.reason, restart ? `${probeFailure.message}, will be restarted` : probeFailure.message);
+      if (restart) plan.app.push(container.name);
       continue;
     }
     keepCount++;

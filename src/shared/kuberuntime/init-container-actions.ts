@@ -13,8 +13,10 @@ import type { RuntimeContainer, RuntimePodStatus } from '../runtime-pod.js';
 import type { Container, Pod } from '../types.js';
 import { hashContainer } from './container-hash.js';
 import { isInitContainerFailed, isRestartableInitContainer, shouldRestartOnFailure } from './container-helpers.js';
+import type { PodProbeResults } from '../prober/probe-results.js';
 import {
   addKill,
+  failedProbe,
   KILL_REASON_SPEC_CHANGED,
   KILL_REASON_UNKNOWN,
   unknownStateMessage,
@@ -31,6 +33,7 @@ interface InitWalk {
   toStart: number[];
   podHasInitialized: boolean;
   previouslyInitialized: boolean;
+  probes?: PodProbeResults;
 }
 
 /** Plans init containers into `plan.init`; returns whether the pod has been initialized. */
@@ -40,6 +43,7 @@ export function computeInitContainerActions(
   sandboxId: string,
   actions: PodActions,
   plan: StartPlan,
+  probes?: PodProbeResults,
 ): boolean {
   const inits = pod.spec?.initContainers ?? [];
   if (inits.length === 0) return true;
@@ -49,7 +53,7 @@ export function computeInitContainerActions(
     const state = current(c.name)?.state;
     return state === 'created' || state === 'running';
   });
-  const walk: InitWalk = { pod, inits, actions, toStart: [], podHasInitialized: appStarted, previouslyInitialized: appStarted };
+  const walk: InitWalk = { pod, inits, actions, toStart: [], podHasInitialized: appStarted, previouslyInitialized: appStarted, probes };
   for (let index = inits.length - 1; index >= 0; index--) {
     const container = inits[index];
     const instance = current(container.name);
@@ -101,12 +105,22 @@ function restartFailed(walk: InitWalk, index: number, restartable: boolean): boo
   return true;
 }
 
-/** A running sidecar counts as initialized; a spec change restarts it. */
+/**
+ * A running sidecar counts as initialized once its startup probe (if any) passed;
+ * a spec change or a failed liveness or startup probe restarts it.
+ */
 function stepRunningSidecar(walk: InitWalk, index: number, instance: RuntimeContainer): void {
-  markInitialized(walk, index);
   const container = walk.inits[index];
+  const startupPending = container.startupProbe && walk.probes?.startup[instance.id] !== 'success';
+  if (!startupPending) markInitialized(walk, index);
   if (instance.hash !== '' && instance.hash !== hashContainer(container)) {
     addKill(walk.actions, instance, KILL_REASON_SPEC_CHANGED, specChangedMessage(instance, container));
+    walk.toStart.push(index);
+    return;
+  }
+  const probeFailure = failedProbe(instance, walk.probes, 'Init container');
+  if (probeFailure) {
+    addKill(walk.actions, instance, probeFailure.reason, probeFailure.message);
     walk.toStart.push(index);
   }
 }

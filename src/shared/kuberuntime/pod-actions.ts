@@ -1,6 +1,7 @@
 // The result of computePodActions, as upstream's kuberuntime podActions, plus the
 // small helpers the planning steps share. Plain data: it is logged and may cross a
 // thread boundary.
+import type { PodProbeResults } from '../prober/probe-results.js';
 import type { RuntimeContainer } from '../runtime-pod.js';
 import type { SandboxDecision } from './sandbox-changed.js';
 
@@ -9,6 +10,11 @@ export interface ContainerToKill {
   name: string;
   reason: string;
   message: string;
+}
+
+/** Whether a kill's message is what its Killing event says (probe kills), rather than "Stopping container X". */
+export function killMessageIsEvent(reason: string): boolean {
+  return reason === KILL_REASON_LIVENESS_PROBE || reason === KILL_REASON_STARTUP_PROBE;
 }
 
 export interface PodActions {
@@ -43,6 +49,8 @@ export const KILL_REASON_UNKNOWN = 'Unknown';
 export const KILL_REASON_SPEC_CHANGED = 'SpecChanged';
 export const KILL_REASON_NOT_IN_SPEC = 'NotInSpec';
 export const KILL_REASON_DUPLICATE = 'Duplicate';
+export const KILL_REASON_LIVENESS_PROBE = 'LivenessProbe';
+export const KILL_REASON_STARTUP_PROBE = 'StartupProbe';
 
 /** Actions before any container is looked at: only the sandbox decision. */
 export function newPodActions(sandbox: SandboxDecision): PodActions {
@@ -69,3 +77,19 @@ export function addKill(actions: PodActions, container: RuntimeContainer, reason
 export function unknownStateMessage(kind: 'Container' | 'Init container'): string {
   return `${kind} is in "unknown" state, try killing it before restart`;
 }
+
+/** A liveness or startup probe failure of the instance, as upstream's checks in computePodActions. */
+export function failedProbe(
+  instance: RuntimeContainer,
+  probes: PodProbeResults | undefined,
+  kind: 'Container' | 'Init container',
+): { reason: string; message: string } | undefined {
+  if (probes?.liveness[instance.id] === 'failure') {
+    return { reason: KILL_REASON_LIVENESS_PROBE, message: `${kind} ${instance.name} failed liveness probe` };
+  }
+  if (probes?.startup[instance.id] === 'failure') {
+    return { reason: KILL_REASON_STARTUP_PROBE, message: `${kind} ${instance.name} failed startup probe` };
+  }
+  return undefined;
+}
+

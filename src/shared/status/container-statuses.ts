@@ -3,6 +3,7 @@
 // prober manager's UpdatePodStatus sets when a container has no probes (ready and
 // started = running; a completed init container is ready).
 import { isRestartableInitContainer, shouldContainerBeRestarted } from '../kuberuntime/container-helpers.js';
+import { probeOf, type PodProbeResults } from '../prober/probe-results.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../runtime-pod.js';
 import type { Container, ContainerStatus, Pod } from '../types.js';
 
@@ -27,6 +28,8 @@ export interface ContainerStatusInput {
   isInit: boolean;
   waitingReasons: WaitingReasons;
   runtimeName: string;
+  /** The shard's probe results by container ID; a container with a probe and no result is not started / not ready. */
+  probes?: PodProbeResults;
 }
 
 /** metav1.Time keeps whole seconds; a zero or negative time is absent. */
@@ -42,7 +45,7 @@ export function convertToAPIContainerStatuses(input: ContainerStatusInput): Cont
   applyRuntimeInstances(input, statuses, previousByName);
   applyWaitingReasons(input, statuses);
   const ordered = input.specs.map((c) => statuses.get(c.name) as ContainerStatus);
-  for (const [index, status] of ordered.entries()) setReadiness(status, input.specs[index], input.isInit);
+  for (const [index, status] of ordered.entries()) setReadiness(status, input.specs[index], input.isInit, input.probes);
   // SortedContainerStatuses orders app containers by name; init containers keep spec order.
   return input.isInit ? ordered : ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -189,13 +192,24 @@ function completedInit(runtime: RuntimePodStatus, name: string): boolean {
   return newest?.state === 'exited' && newest.exitCode === 0;
 }
 
-/** The prober manager's defaults for containers without probes. */
-function setReadiness(status: ContainerStatus, spec: Container, isInit: boolean): void {
+/**
+ * As the prober manager's UpdatePodStatus: started once running and the startup
+ * probe (if any) succeeded; ready once started and the readiness probe (if any)
+ * succeeded; a completed (non-sidecar) init container is ready.
+ */
+function setReadiness(status: ContainerStatus, spec: Container, isInit: boolean, probes: PodProbeResults | undefined): void {
   const running = status.state?.running !== undefined;
-  status.started = running;
+  const containerId = status.containerID?.replace(/^[^:]*:\/\//, '') ?? '';
+  const resultOf = (type: 'startup' | 'readiness') => (probes ? probes[type][containerId] : undefined);
+  const passed = (type: 'startup' | 'readiness') => {
+    const result = resultOf(type);
+    return result !== undefined ? result === 'success' : probeOf(spec, type) === undefined;
+  };
+  const started = running && passed('startup');
+  status.started = started;
   if (isInit && !isRestartableInitContainer(spec)) {
     status.ready = status.state?.terminated !== undefined && status.state.terminated.exitCode === 0;
-  } else {
-    status.ready = running;
+    return;
   }
+  status.ready = started && passed('readiness');
 }

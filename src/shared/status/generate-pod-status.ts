@@ -4,6 +4,7 @@
 // Pure: both a shard (after a sync) and the main thread can call it.
 import { podSandboxChanged } from '../kuberuntime/sandbox-changed.js';
 import { podQOSClass } from '../qos.js';
+import type { PodProbeResults } from '../prober/probe-results.js';
 import type { RuntimePodStatus } from '../runtime-pod.js';
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../types.js';
 import { apiTime, convertToAPIContainerStatuses, type WaitingReasons } from './container-statuses.js';
@@ -36,6 +37,8 @@ export interface StatusContext {
   podIsTerminal?: boolean;
   /** Rejected or otherwise failed outside the runtime (admission, eviction): phase Failed with this reason. */
   failure?: { reason: string; message: string };
+  /** The shard's probe results for the pod's containers (readiness and startup drive ready and started). */
+  probes?: PodProbeResults;
 }
 
 const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
@@ -48,6 +51,7 @@ export function generatePodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: Stat
     runtime,
     waitingReasons: ctx.waitingReasons,
     runtimeName: ctx.runtimeName || DEFAULT_RUNTIME_NAME,
+    probes: ctx.probes,
   };
   const initSpecs = pod.spec?.initContainers ?? [];
   const initContainerStatuses = convertToAPIContainerStatuses({

@@ -4,7 +4,9 @@
 import { isNotFound } from '../../shared/cri/client.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-pod.js';
-import type { Pod } from '../../shared/types.js';
+import { KILL_REASON_LIVENESS_PROBE, KILL_REASON_STARTUP_PROBE } from '../../shared/kuberuntime/pod-actions.js';
+import type { Container, Pod } from '../../shared/types.js';
+import { runPreStopHook } from '../lifecycle/pre-stop.js';
 import { removePodLogsDirectory } from './pod-logs-cleanup.js';
 import {
   DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
@@ -29,17 +31,50 @@ async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
   }
 }
 
-/** StopContainer with the grace period as its timeout; the CRI call's deadline must outlast it. */
+export interface KillOptions {
+  /** The pod's spec: the container's preStop hook and probe grace periods come from it. */
+  pod?: Pod;
+  /** The Killing event's message when it is not "Stopping container X" (probe and postStart kills, as upstream). */
+  eventMessage?: string;
+}
+
+/**
+ * As upstream's killContainer: the grace period (a failed probe's own
+ * terminationGracePeriodSeconds wins), the Killing event, the preStop hook within
+ * the grace period and counted against it, then StopContainer with what is left
+ * (at least the minimum); the CRI call's deadline outlasts the grace period.
+ */
 export async function killContainer(
   deps: RuntimeDeps,
   container: RuntimeContainer,
   gracePeriodSeconds: number,
   reason: string,
+  options: KillOptions = {},
 ): Promise<void> {
-  deps.logger.info({ containerId: container.id, container: container.name, gracePeriodSeconds, reason }, 'Killing container');
-  recordEvent(deps, 'Normal', 'Killing', EventMessages.killingContainer(container.name), containerFieldPath(container.name, container.type === 'INIT'));
-  const timeoutMs = deps.settings.runtimeRequestTimeoutMs + gracePeriodSeconds * 1000;
-  await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: gracePeriodSeconds }, timeoutMs));
+  const spec = specOf(options.pod, container.name);
+  let grace = probeGracePeriodSeconds(spec, reason) ?? gracePeriodSeconds;
+  deps.logger.info({ containerId: container.id, container: container.name, gracePeriodSeconds: grace, reason }, 'Killing container');
+  const message = options.eventMessage ?? EventMessages.killingContainer(container.name);
+  const fieldPath = containerFieldPath(container.name, container.type === 'INIT');
+  recordEvent(deps, 'Normal', 'Killing', message, fieldPath);
+  const preStop = spec?.lifecycle?.preStop;
+  if (preStop && grace > 0 && options.pod && spec) {
+    grace -= await runPreStopHook(deps, { pod: options.pod, spec, container, handler: preStop, graceSeconds: grace });
+  }
+  grace = Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS);
+  const timeoutMs = deps.settings.runtimeRequestTimeoutMs + grace * 1000;
+  await ignoreNotFound(deps.cri.stopContainer({ container_id: container.id, timeout: grace }, timeoutMs));
+}
+
+function specOf(pod: Pod | undefined, name: string): Container | undefined {
+  return [...(pod?.spec?.containers ?? []), ...(pod?.spec?.initContainers ?? [])].find((c) => c.name === name);
+}
+
+/** A liveness or startup kill uses the probe's own terminationGracePeriodSeconds when it has one. */
+function probeGracePeriodSeconds(spec: Container | undefined, reason: string): number | undefined {
+  if (reason === KILL_REASON_LIVENESS_PROBE) return spec?.livenessProbe?.terminationGracePeriodSeconds ?? undefined;
+  if (reason === KILL_REASON_STARTUP_PROBE) return spec?.startupProbe?.terminationGracePeriodSeconds ?? undefined;
+  return undefined;
 }
 
 /**
@@ -65,13 +100,27 @@ export async function killPod(
   gracePeriodSeconds?: number,
 ): Promise<void> {
   const running = runtime.containers.filter(mayBeRunning);
+  const hookSource = pod?.spec ? pod : restoredPod(runtime);
   await Promise.all(
-    running.map((container) => killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod')),
+    running.map((container) =>
+      killContainer(deps, container, graceFor(pod, container, gracePeriodSeconds), 'Stopping pod', { pod: hookSource }),
+    ),
   );
   for (const sandbox of runtime.sandboxes) {
     if (sandbox.state !== 'ready') continue;
     await ignoreNotFound(deps.cri.stopPodSandbox({ pod_sandbox_id: sandbox.id }));
   }
+}
+
+/**
+ * An orphan's pod as far as its containers' annotations tell (upstream's
+ * restoreSpecsFromContainerLabels): enough to run their preStop hooks.
+ */
+function restoredPod(runtime: RuntimePodStatus): Pod {
+  return {
+    metadata: { name: runtime.name, namespace: runtime.namespace, uid: runtime.uid },
+    spec: { containers: runtime.containers.map((c) => ({ name: c.name, ...(c.preStop ? { lifecycle: { preStop: c.preStop } } : {}) })) },
+  };
 }
 
 /** An orphan (no spec known) is killed with the grace period recorded on its container, as upstream. */

@@ -7,6 +7,7 @@ import { isNotFound } from '../../shared/cri/client.js';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_NAME_LABEL,
+  CONTAINER_PRE_STOP_HANDLER_ANNOTATION,
   CONTAINER_RESTART_COUNT_ANNOTATION,
   CONTAINER_TYPE_INIT,
   CONTAINER_TYPE_LABEL,
@@ -21,6 +22,7 @@ import type {
   RuntimePodStatus,
   RuntimeSandbox,
 } from '../../shared/runtime-pod.js';
+import type { LifecycleHandler } from '../../shared/types.js';
 import type { PodSandbox__Output } from '../../generated/cri/runtime/v1/PodSandbox.js';
 import type { Container__Output } from '../../generated/cri/runtime/v1/Container.js';
 import type { ContainerStatus__Output } from '../../generated/cri/runtime/v1/ContainerStatus.js';
@@ -156,7 +158,19 @@ export function toRuntimeContainer(item: Container__Output, status: ContainerSta
     image: status?.image?.image ?? item.image?.image ?? '',
     imageRef: status?.image_ref ?? item.image_ref ?? '',
     terminationGracePeriodSeconds: optionalNumber(annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]),
+    preStop: optionalHandler(annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION]),
   };
+}
+
+/** The preStop handler a kubelet recorded on the container; anything unreadable is no handler. */
+function optionalHandler(value: string | undefined): LifecycleHandler | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as LifecycleHandler) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function optionalNumber(value: string | undefined): number | undefined {

@@ -4,11 +4,14 @@
 import { ContainerStartError, type ContainerWaitingReason } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
-import { findContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
+import { findContainer, type RuntimeContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import type { PodApiData } from '../../shared/shard-protocol.js';
+import { runLifecycleHandler } from '../lifecycle/handlers.js';
+import { podIPOf } from '../prober/probe-target.js';
 import { buildContainerConfig } from './container-config.js';
+import { killContainer, resolveGracePeriodSeconds } from './kill-pod.js';
 import { containerFieldPath, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
 
 export interface StartTarget {
@@ -101,7 +104,51 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   }
   recordEvent(deps, 'Normal', 'Started', EventMessages.startedContainer(container.name ?? ''), fieldPath);
   deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
-  return undefined;
+  return runPostStartHook(deps, target, containerId);
+}
+
+/** Upstream's waiting reason for a container whose postStart hook failed (ErrPostStartHook). */
+export const POST_START_HOOK_ERROR = 'PostStartHookError';
+
+/**
+ * As upstream's startContainer step 4: the postStart hook runs right after
+ * StartContainer; if it fails the container is killed (its restart is the restart
+ * policy's business) and the sync reports PostStartHookError.
+ */
+async function runPostStartHook(deps: RuntimeDeps, target: StartTarget, containerId: string): Promise<StartFailure | undefined> {
+  const { pod, container } = target;
+  const handler = container.lifecycle?.postStart;
+  if (!handler) return undefined;
+  const podIP = podIPOf(pod, target.podIPs, deps.settings.hostIP);
+  const failure = await runLifecycleHandler(deps.cri, handler, { pod, container, containerId, podIP });
+  if (failure === undefined) return undefined;
+  deps.logger.warn({ pod: pod.metadata?.name, container: container.name, containerId, err: failure }, 'Failed to execute PostStartHook');
+  const init = target.type === CONTAINER_TYPE_INIT;
+  // As upstream, the event leaves the hook's output out, which may hold secrets.
+  recordEvent(deps, 'Warning', 'FailedPostStartHook', 'PostStartHook failed', containerFieldPath(container.name, init));
+  const started: RuntimeContainer = {
+    id: containerId,
+    name: container.name,
+    hash: '',
+    restartCount: 0,
+    type: init ? 'INIT' : 'REGULAR',
+    sandboxId: target.sandboxId,
+    state: 'running',
+    createdAtMs: 0,
+    startedAtMs: 0,
+    finishedAtMs: 0,
+    exitCode: 0,
+    reason: '',
+    message: '',
+    image: container.image ?? '',
+    imageRef: '',
+  };
+  try {
+    await killContainer(deps, started, resolveGracePeriodSeconds(pod), 'FailedPostStartHook', { pod, eventMessage: 'FailedPostStartHook' });
+  } catch (err) {
+    deps.logger.error({ pod: pod.metadata?.name, container: container.name, err: (err as Error).message }, 'Failed to kill container');
+  }
+  return { reason: POST_START_HOOK_ERROR, message: failure };
 }
 
 /** The step's own reason when it said one, else the reason upstream gives a failure of that step. */

@@ -6,6 +6,8 @@ import type { PodActions } from '../../shared/kuberuntime/compute-pod-actions.js
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import { computePodActions } from '../../shared/kuberuntime/compute-pod-actions.js';
+import { killMessageIsEvent } from '../../shared/kuberuntime/pod-actions.js';
+import type { PodProbeResults } from '../../shared/prober/probe-results.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import type { RuntimeContainer, RuntimePodStatus, RuntimeSandbox } from '../../shared/runtime-pod.js';
 import type { PodApiData } from '../../shared/shard-protocol.js';
@@ -51,6 +53,8 @@ export interface SyncPodOptions {
   /** The main thread knows the runtime holds nothing of this pod yet (its first sync): skip the read. */
   runtimeKnownEmpty?: boolean;
   apiData?: PodApiData;
+  /** The shard's probe results for the pod's containers: a liveness or startup failure restarts one. */
+  probeResults?: (runtime: RuntimePodStatus) => PodProbeResults;
 }
 
 /** Brings the runtime in line with the pod spec. */
@@ -62,7 +66,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   const runtime = options.runtimeKnownEmpty
     ? emptyRuntimePodStatus(uid, name, namespace)
     : await getRuntimePodStatus(deps.cri, uid, name, namespace);
-  const actions = computePodActions(pod, runtime, nowMs);
+  const actions = computePodActions(pod, runtime, nowMs, options.probeResults?.(runtime));
   const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [], removedIds: [] };
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
@@ -86,7 +90,8 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
     await Promise.all(
       actions.containersToKill.map((target) => {
         const container = runtime.containers.find((c) => c.id === target.id);
-        return container ? killContainer(deps, container, grace, target.message) : undefined;
+        const eventMessage = killMessageIsEvent(target.reason) ? target.message : undefined;
+        return container ? killContainer(deps, container, grace, target.reason, { pod, eventMessage }) : undefined;
       }),
     );
     outcome.changed = true;
