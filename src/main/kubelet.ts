@@ -18,6 +18,7 @@ import { admitPod } from '../shared/admission/admit-pod.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { ImageGcManager } from './images/image-gc-manager.js';
+import { setProbeCountSource } from './metrics/probe-metrics.js';
 import { EvictionManager } from './eviction/eviction-manager.js';
 import { EvictedPods } from './eviction/evicted-pods.js';
 import { parseThresholds } from './eviction/thresholds.js';
@@ -167,6 +168,7 @@ export class Kubelet {
       onShardReplaced: (index) => this.resyncShard(index),
       onProbeResult: (message) => this.onProbeResult(message),
     });
+    setProbeCountSource(async () => ((await this.shards?.probeStats()) ?? []).flatMap((stats) => stats.counts));
     this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
     const admissionNode = nodeForAdmission(options);
     this.syncLoop = new SyncLoop({
@@ -206,6 +208,7 @@ export class Kubelet {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
     this.imageGc?.stop();
+    setProbeCountSource(undefined);
     this.eviction?.stop();
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordHttpRequest, urlRootPath } from '../../../src/main/metrics/http-metrics.js';
 import { KubeletMetrics } from '../../../src/main/metrics/kubelet-metrics.js';
-import { forgetPodProbes, probeRegistry, recordProbeResult } from '../../../src/main/metrics/probe-metrics.js';
+import { probeRegistry, setProbeCountSource } from '../../../src/main/metrics/probe-metrics.js';
+import type { ProbeCountRecord } from '../../../src/shared/shard-protocol.js';
 import { CriCallCounts } from '../../../src/shared/cri/call-counts.js';
 
 function sampleValue(text: string, series: string): number | undefined {
@@ -76,14 +77,15 @@ test('HTTP requests: upstream’s path label and long_running, in flight until s
   assert.equal(sampleValue(text, `kubelet_http_inflight_requests${labels}`), 0);
 });
 
-test('probe results are counted per pod and a gone pod’s series are dropped', async () => {
-  const record = { probeType: 'Liveness', result: 'failed', container: 'c', pod: 'p', namespace: 'ns', podUid: 'probe-uid', durationSeconds: 0.2 } as const;
-  recordProbeResult(record);
-  recordProbeResult(record);
+test('prober_probe_total is read from the shards\' counts at each scrape; a pod that left takes its series with it', async () => {
+  const record: ProbeCountRecord = { podUid: 'probe-uid', podName: 'p', podNamespace: 'ns', containerName: 'c', probeType: 'liveness', result: 'failed', count: 2 };
+  let counts: ProbeCountRecord[] = [record];
+  setProbeCountSource(async () => counts);
   const series = 'prober_probe_total{probe_type="Liveness",result="failed",container="c",pod="p",namespace="ns",pod_uid="probe-uid"}';
   assert.equal(sampleValue(await probeRegistry.metrics(), series), 2);
-  forgetPodProbes('probe-uid');
+  counts = [];
   const text = await probeRegistry.metrics();
   assert.equal(sampleValue(text, series), undefined);
   assert.ok(!text.includes('probe-uid'));
+  setProbeCountSource(undefined);
 });
