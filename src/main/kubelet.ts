@@ -22,6 +22,10 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
+import { KubeletApi } from './server/kubelet-api.js';
+import { addDefaultRoutes } from './server/default-routes.js';
+import { runningPods } from './server/running-pods.js';
+import type { Health } from './server/healthz.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -62,6 +66,8 @@ export class Kubelet {
   private storage?: PodStorage;
   private syncLoop?: SyncLoop;
   private server?: ReadOnlyServer;
+  /** The kubelet API (:10250) and the healthz port. */
+  private kubeletApi?: KubeletApi;
   /**
    * The kubelet API's own CRI channel (streaming URLs, container status for logs,
    * stats, log reopening): operator-initiated calls, never on a pod's start path,
@@ -156,6 +162,7 @@ export class Kubelet {
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
+    await this.kubeletApi?.stop();
     await this.shards?.close();
     this.apiCri?.close();
     await this.terminalRecords.flush();
@@ -234,7 +241,7 @@ export class Kubelet {
   private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
     const { options, logger } = this;
     const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: kubeletVersion() });
+    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: kubeletVersion(), kubeletPort: this.kubeletApi?.port });
     this.nodeStatus = nodeStatus;
     const lease = new cluster.NodeLeaseController({
       clients,
@@ -324,6 +331,8 @@ export class Kubelet {
     if (options.kubeconfig) {
       const cluster: ClusterMode = await import('./cluster-mode.js');
       if (options.bootstrapKubeconfig) await this.bootstrapClientCertificate(cluster);
+      // serverTLSBootstrap asks with the client certificate; the server is listening meanwhile.
+      void this.kubeletApi?.bootstrapServingCertificate(this.abort.signal);
       const clients = cluster.loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
       const statusManager = new cluster.StatusManager(clients, logger);
@@ -379,13 +388,20 @@ export class Kubelet {
     }
   }
 
+  /** /healthz everywhere: ok once start() finished and while the sync loop keeps up. */
+  private health(): Health {
+    return this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' };
+  }
+
   private async startServer(): Promise<void> {
+    this.kubeletApi = new KubeletApi({ options: this.options, routes: this.kubeletRoutes(), healthy: () => this.health(), logger: this.logger });
+    await this.kubeletApi.start();
     if (this.options.readOnlyPort === 0) return;
     this.server = new ReadOnlyServer(
       {
         pods: () => this.podManager.pods(),
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
-        healthy: () => (this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' }),
+        healthy: () => this.health(),
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
         threadCpu: () => this.threadCpu(),
@@ -398,6 +414,19 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
+    addDefaultRoutes(
+      routes,
+      {
+        healthy: () => this.health(),
+        pods: () => this.podManager.pods().map((pod) => ({ ...pod, status: this.statuses.get(pod.metadata?.uid ?? '') ?? pod.status })),
+        runningPods: () => {
+          if (!this.apiCri) throw new Error('the container runtime is not ready yet');
+          return runningPods(this.apiCri);
+        },
+        resolvedConfig: this.options.kubeletServer.resolvedConfig,
+      },
+      this.options.kubeletServer.enableDebuggingHandlers,
+    );
     return routes;
   }
 
