@@ -353,24 +353,37 @@ function serverSettings(fields: Record<string, unknown>): KubeletServerOptions {
   const nested = (path: string): unknown => path.split('.').reduce<unknown>((value, key) => (isPlainObject(value) ? value[key] : undefined), fields);
   // 0s means unset for these TTLs (metav1.Duration, not a pointer), as upstream's defaulting.
   const ttlMs = (path: string, defaultMs: number): number => (nested(path) as number | undefined) || defaultMs;
+  const clientCAFile = (nested('authentication.x509.clientCAFile') as string | undefined) ?? '';
+  const authentication = {
+    x509: clientCAFile ? { clientCAFile } : {},
+    webhook: { enabled: (nested('authentication.webhook.enabled') as boolean | undefined) ?? true, cacheTTL: ttlMs('authentication.webhook.cacheTTL', WEBHOOK_TOKEN_CACHE_TTL_MS) },
+    anonymous: { enabled: (nested('authentication.anonymous.enabled') as boolean | undefined) ?? false },
+  };
+  const authorization = {
+    mode: (nested('authorization.mode') as string | undefined) || 'Webhook',
+    webhook: {
+      cacheAuthorizedTTL: ttlMs('authorization.webhook.cacheAuthorizedTTL', WEBHOOK_AUTHORIZED_CACHE_TTL_MS),
+      cacheUnauthorizedTTL: ttlMs('authorization.webhook.cacheUnauthorizedTTL', WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS),
+    },
+  };
   return {
     enableServer: fields.enableServer as boolean,
     address: fields.address as string,
     port: fields.port as number,
     tlsMinVersion: (fields.tlsMinVersion as string | undefined) ?? '',
     tlsCipherSuites: (fields.tlsCipherSuites as string[] | undefined) ?? [],
-    clientCAFile: (nested('authentication.x509.clientCAFile') as string | undefined) ?? '',
-    anonymousAuth: (nested('authentication.anonymous.enabled') as boolean | undefined) ?? false,
-    webhookAuthentication: (nested('authentication.webhook.enabled') as boolean | undefined) ?? true,
-    webhookAuthenticationCacheTtlMs: ttlMs('authentication.webhook.cacheTTL', WEBHOOK_TOKEN_CACHE_TTL_MS),
-    authorizationMode: (nested('authorization.mode') as string | undefined) || 'Webhook',
-    webhookAuthorizedCacheTtlMs: ttlMs('authorization.webhook.cacheAuthorizedTTL', WEBHOOK_AUTHORIZED_CACHE_TTL_MS),
-    webhookUnauthorizedCacheTtlMs: ttlMs('authorization.webhook.cacheUnauthorizedTTL', WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS),
+    clientCAFile,
+    anonymousAuth: authentication.anonymous.enabled,
+    webhookAuthentication: authentication.webhook.enabled,
+    webhookAuthenticationCacheTtlMs: authentication.webhook.cacheTTL,
+    authorizationMode: authorization.mode,
+    webhookAuthorizedCacheTtlMs: authorization.webhook.cacheAuthorizedTTL,
+    webhookUnauthorizedCacheTtlMs: authorization.webhook.cacheUnauthorizedTTL,
     enableDebuggingHandlers: fields.enableDebuggingHandlers as boolean,
     fineGrainedAuthz: (fields.featureGates as Record<string, boolean> | undefined)?.KubeletFineGrainedAuthz ?? true,
     healthzBindAddress: fields.healthzBindAddress as string,
     healthzPort: fields.healthzPort as number,
-    resolvedConfig: structuredClone(fields),
+    resolvedConfig: { ...structuredClone(fields), authentication, authorization },
   };
 }
 
