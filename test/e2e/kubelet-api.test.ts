@@ -7,11 +7,12 @@
 // subresource, and start-up failures that name the setting at fault.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
@@ -179,6 +180,41 @@ describe('the kubelet API on :10250', () => {
     assert.deepEqual(left, []);
     const node = JSON.parse(await kubectl('get', 'node', NODE, '-o', 'json'));
     assert.equal(node.spec.unschedulable, true, 'cordoned');
+  });
+});
+
+describe('serverTLSBootstrap (--rotate-server-certificates)', () => {
+  test('the kubelet API serves a certificate the cluster issued for the node', async () => {
+    const node = 'serving-node';
+    const kubeconfig = await api.writeKubeconfig(join(workDir, 'serving-node.kubeconfig'), { user: 'kubelet', nodeName: node });
+    const config = writeConfig('serving.yaml', { serverTLSBootstrap: true });
+    const serving = await startKubelet({
+      runtimeEndpoint: sim.endpoint,
+      workers: 1,
+      nodeName: node,
+      workDir: join(workDir, 'serving-node'),
+      extraArgs: [`--kubeconfig=${kubeconfig}`, `--config=${config}`, '--address=127.0.0.1', '--node-ip=127.0.0.1'],
+    });
+    try {
+      const caPem = readFileSync(api.caFile, 'utf8');
+      // Verified against the cluster CA and for 127.0.0.1: only the issued certificate passes.
+      const subject = await waitUntil(
+        () =>
+          new Promise<string | false>((resolve) => {
+            const socket = tls.connect({ host: '127.0.0.1', port: serving.apiPort!, ca: caPem }, () => {
+              resolve(String(socket.getPeerCertificate().subject.CN));
+              socket.destroy();
+            });
+            socket.on('error', () => resolve(false));
+          }),
+        TIMEOUT_MS,
+        'a serving certificate from the cluster',
+      );
+      assert.equal(subject, `system:node:${node}`);
+      assert.ok((api.requestCount()['create certificatesigningrequests.certificates.k8s.io'] ?? 0) >= 1);
+    } finally {
+      await serving.stop();
+    }
   });
 });
 
