@@ -33,8 +33,8 @@ after(async () => {
 
 async function start(options: { anonymous: boolean; debuggingHandlers: boolean }): Promise<number> {
   const routes = new KubeletRoutes();
-  routes.add({ path: '/pods', methods: ['GET'], request: (_req, res, ctx) => res.end(`pods for ${ctx.user.name}`) });
-  routes.add({ path: '/exec/', methods: ['GET', 'POST'], request: (_req, res) => res.end('exec') });
+  routes.add({ path: '/pods', methods: ['GET'], request: (_req, res, ctx) => void res.end(`pods for ${ctx.user.name}`) });
+  routes.add({ path: '/exec/', methods: ['GET', 'POST'], request: (_req, res) => void res.end('exec') });
   routes.add({
     path: '/echo/',
     methods: ['GET'],
