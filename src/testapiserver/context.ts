@@ -1,6 +1,6 @@
 // What every handler needs: storage, the authenticator and the server's options.
 import type { Logger } from 'pino';
-import type { AccessRules } from './access-reviews.js';
+import type { AccessRules } from './access-rules.js';
 import type { Authenticator } from './auth.js';
 import type { ResourceDef } from './resources.js';
 import type { Store } from './store.js';

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Duplex } from 'node:stream';
-import { AccessRules, type AccessRule } from './access-reviews.js';
+import { AccessRules, type AccessRule } from './access-rules.js';
 import { ApiError, unauthorized } from './api-error.js';
 import { KUBELET_CLIENT_IDENTITY, kubeletTargetOf, proxyUpgrade } from './kubelet-proxy.js';
 import { Authenticator } from './auth.js';
