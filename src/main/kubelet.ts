@@ -2,12 +2,13 @@
 // runs upstream's syncLoop timers. Start-up follows upstream's order: the runtime
 // must answer (Version, Status) before any pod is synced.
 import { mkdir } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
-import type { PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { PodCgroupSettings, PodEventRecord, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { KubeClients } from './apiclient/kube-client.js';
 import { FileSource } from './config/file-source.js';
@@ -16,6 +17,10 @@ import { UrlSource } from './config/url-source.js';
 import { admitPod } from '../shared/admission/admit-pod.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
+import { ImageGcManager } from './images/image-gc-manager.js';
+import { EvictionManager } from './eviction/eviction-manager.js';
+import { EvictedPods } from './eviction/evicted-pods.js';
+import { parseThresholds } from './eviction/thresholds.js';
 import { detectHostIP } from './node-ip.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import { PodManager } from './pod/pod-manager.js';
@@ -26,6 +31,9 @@ import { KubeletApi } from './server/kubelet-api.js';
 import { addDefaultRoutes } from './server/default-routes.js';
 import { runningPods } from './server/running-pods.js';
 import type { Health } from './server/healthz.js';
+import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
+import { containerLogsRoute } from './logs/container-logs-route.js';
+import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
@@ -38,10 +46,14 @@ import type { EventRecorder } from './events/event-recorder.js';
 import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
 import { kubeletVersion } from './version.js';
 import type { PodApiDataProvider } from './apidata/pod-api-data.js';
-import { podObject } from '../shared/events/event-types.js';
+import { nodeObject, podObject } from '../shared/events/event-types.js';
 import { isPodStatusByKubeletEqual } from './status/status-equality.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
+import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metrics.js';
+import { registerMetricsRoutes } from './metrics/metrics-routes.js';
+import { SummaryProvider } from './stats/summary-provider.js';
+import { podTimesFromStatus } from './stats/pod-times.js';
 
 type ClusterMode = typeof import('./cluster-mode.js');
 
@@ -61,6 +73,10 @@ export class Kubelet {
   private readonly runtimeKnownPods = new RuntimeKnownPods();
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
+  /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
+  readonly metrics: KubeletMetrics;
+  /** /stats/summary and /metrics/resource. */
+  readonly summary: SummaryProvider;
   private shards?: ShardPool;
   private podWorkers?: PodWorkers;
   private storage?: PodStorage;
@@ -74,6 +90,13 @@ export class Kubelet {
    * so they neither queue behind nor delay the shards' syncs.
    */
   private apiCri?: CriClient;
+  private imageGc?: ImageGcManager;
+  private eviction?: EvictionManager;
+  private readonly evicted = new EvictedPods();
+  /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
+  private readonly qosCgroups: QosCgroups;
+  /** Rotates running containers' log files (containerLogMaxSize / containerLogMaxFiles). */
+  private containerLogs?: ContainerLogManager;
   /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
   private certificateRotation?: { stop(): void };
   /** Cluster mode only (--kubeconfig). */
@@ -99,7 +122,19 @@ export class Kubelet {
   ) {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
-    this.statuses.onChange(({ pod, status }) => this.startup.observe(pod, status));
+    this.qosCgroups = new QosCgroups(options, logger);
+    this.metrics = new KubeletMetrics({ nodeName: options.nodeName, criCalls: this.criCalls, shardStats: () => this.shardStats() });
+    this.summary = new SummaryProvider({
+      nodeName: options.nodeName,
+      rootDir: options.rootDir,
+      cri: () => this.apiCri,
+      podTimes: (uid) => podTimesFromStatus(this.statuses.get(uid)),
+      logger,
+    });
+    this.statuses.onChange(({ pod, status }) => {
+      const started = this.startup.observe(pod, status);
+      if (started) this.metrics.observePodStarted(started);
+    });
   }
 
   async start(): Promise<void> {
@@ -113,6 +148,15 @@ export class Kubelet {
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });
     this.apiCri = probe;
     logger.info({ runtime: version.runtime_name, version: version.runtime_version, api: version.runtime_api_version }, 'Container runtime ready');
+    this.containerLogs = new ContainerLogManager({
+      settings: options.containerLogs,
+      cri: () => this.apiCri,
+      ownsPod: (uid) => this.podManager.get(uid) !== undefined,
+      logger,
+    });
+    this.containerLogs.start();
+
+    const podCgroups = await this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
 
     const pulls = new PullCoordinator({
       serializeImagePulls: options.serializeImagePulls,
@@ -121,7 +165,7 @@ export class Kubelet {
     });
     this.shards = new ShardPool({
       workers: options.workers,
-      settings: this.shardSettings(),
+      settings: this.shardSettings(podCgroups),
       pulls,
       logger,
       faultInjection: options.faultInjection,
@@ -136,7 +180,10 @@ export class Kubelet {
       logger,
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
-      admit: (pod, activePods) => admitPod(pod, activePods, admissionNode),
+      admit: (pod, activePods) => {
+        const rejection = this.eviction?.admit(pod);
+        return rejection ? { admit: false, ...rejection } : admitPod(pod, activePods, admissionNode);
+      },
       onRejected: (pod, reason, message) => {
         this.statuses.set(pod, { phase: 'Failed', reason, message });
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
@@ -147,23 +194,29 @@ export class Kubelet {
         this.apiData?.forgetPod(uid);
         this.statusManager?.forget(uid);
         this.terminalRecords.forget(uid);
+        this.evicted.forget(uid);
       },
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.takeRuntimeInventory();
     await this.startSources();
     this.startTimers();
+    this.startImageGc();
+    this.startEviction();
     this.started = true;
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
+    this.imageGc?.stop();
+    this.eviction?.stop();
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
     await this.kubeletApi?.stop();
     await this.shards?.close();
+    await this.containerLogs?.stop();
     this.apiCri?.close();
     await this.terminalRecords.flush();
     this.logger.info('shardlet stopped; running pods are left to the runtime');
@@ -186,7 +239,7 @@ export class Kubelet {
     return this.shards!.crashShard(index);
   }
 
-  private shardSettings(): ShardSettings {
+  private shardSettings(podCgroups: PodCgroupSettings | undefined): ShardSettings {
     const { options } = this;
     return {
       runtimeEndpoint: options.runtimeEndpoint,
@@ -197,6 +250,7 @@ export class Kubelet {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       podPidsLimit: options.podPidsLimit,
+      podCgroups,
       clusterDNS: options.clusterDNS,
       clusterDomain: options.clusterDomain,
       resolvConf: options.resolvConf,
@@ -212,13 +266,20 @@ export class Kubelet {
         if (firstSync && request.kind === 'sync') request.runtimeKnownEmpty = true;
         // The shard never talks to the API server: the objects the pod refers to travel with the request.
         if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
-        return this.shards!.sync(request);
+        const operation: PodWorkerOperation = request.kind !== 'sync' ? 'kill' : firstSync ? 'create' : 'sync';
+        const startedAt = performance.now();
+        try {
+          return await this.shards!.sync(request);
+        } finally {
+          const shard = this.options.workers > 0 ? this.shards!.shardOf(request.pod.metadata?.uid ?? '') : undefined;
+          this.metrics.observePodSync(operation, shard, (performance.now() - startedAt) / 1000);
+        }
       },
       previousStatus: (uid: string) => this.statuses.get(uid) ?? this.terminalRecords.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
-        if (pod.spec) this.statuses.set(pod, result.status);
+        if (pod.spec) this.statuses.set(pod, this.evicted.overlay(pod.metadata?.uid ?? '', result.status));
         if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
         // A finished static pod still in its source: remember it is finished, across restarts.
         else if (kind === 'terminated' && this.podManager.get(pod.metadata?.uid ?? '')) this.terminalRecords.record(pod.metadata?.uid ?? '', result.status);
@@ -241,7 +302,15 @@ export class Kubelet {
   private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
     const { options, logger } = this;
     const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new cluster.NodeStatusManager({ clients, options, cri, logger, kubeletVersion: kubeletVersion(), kubeletPort: this.kubeletApi?.port });
+    const nodeStatus = new cluster.NodeStatusManager({
+      clients,
+      options,
+      cri,
+      logger,
+      kubeletVersion: kubeletVersion(),
+      kubeletPort: this.kubeletApi?.port,
+      pressure: () => this.eviction?.conditions() ?? new Set(),
+    });
     this.nodeStatus = nodeStatus;
     const lease = new cluster.NodeLeaseController({
       clients,
@@ -427,6 +496,8 @@ export class Kubelet {
       },
       this.options.kubeletServer.enableDebuggingHandlers,
     );
+    registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
+    routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, splitStreams: this.options.featureGates.PodLogsQuerySplitStreams === true, logger: this.logger }));
     return routes;
   }
 
@@ -442,6 +513,54 @@ export class Kubelet {
     });
     every(RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
+    void this.qosCgroups.update(this.podManager.pods());
+    every(QOS_UPDATE_PERIOD_MS, () => void this.qosCgroups.update(this.podManager.pods()));
+  }
+
+  /** Upstream's StartGarbageCollection for images (containers are collected by each pod's own sync). */
+  private startImageGc(): void {
+    const { options, logger } = this;
+    this.imageGc = new ImageGcManager({
+      cri: () => this.apiCri,
+      settings: options.imageGC,
+      periodMs: options.imageGC.periodMs,
+      logger,
+      onNodeEvent: (type, reason, message) =>
+        this.events?.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),
+    });
+    this.imageGc.start();
+  }
+
+  /** Upstream's eviction manager: node pressure conditions, admission under pressure, one eviction per period. */
+  private startEviction(): void {
+    const { options, logger } = this;
+    this.eviction = new EvictionManager({
+      thresholds: parseThresholds({
+        evictionHard: options.evictionHard,
+        evictionSoft: options.eviction.soft,
+        evictionSoftGracePeriodMs: options.eviction.softGracePeriodMs,
+        evictionMinimumReclaim: options.eviction.minimumReclaim,
+      }),
+      transitionPeriodMs: options.eviction.pressureTransitionPeriodMs,
+      maxPodGracePeriodSeconds: options.eviction.maxPodGracePeriodSeconds,
+      monitoringPeriodMs: options.eviction.monitoringPeriodMs,
+      summary: () => this.summary.summary(false),
+      activePods: () =>
+        this.podManager.pods().filter((pod) => {
+          const uid = pod.metadata?.uid ?? '';
+          return this.podWorkers!.phaseOf(uid) === 'syncing' && !this.evicted.has(uid);
+        }),
+      evict: (pod, gracePeriodSeconds, message) => {
+        this.evicted.record(pod.metadata?.uid ?? '', message);
+        this.onPodEvent(pod, { type: 'Warning', reason: 'Evicted', message, timestampMs: Date.now() });
+        this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds });
+      },
+      reclaimDisk: async () => {
+        await this.imageGc?.collect();
+      },
+      logger,
+    });
+    this.eviction.start();
   }
 
   /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */
@@ -465,6 +584,7 @@ export class Kubelet {
   private async takeRuntimeInventory(): Promise<void> {
     try {
       const result = await this.shards!.relist();
+      this.metrics.observeRelist(result);
       this.syncLoop!.handleRelist(result);
       this.runtimeKnownPods.takeInventory((result.runtimePods ?? []).map((ref) => ref.uid));
     } catch (err) {
@@ -478,7 +598,13 @@ export class Kubelet {
     if (this.relistInFlight) return;
     this.relistInFlight = true;
     this.shards!.relist()
-      .then((result) => this.syncLoop!.handleRelist(result), (err) => this.syncLoop!.handleRelistError(err))
+      .then(
+        (result) => {
+          this.metrics.observeRelist(result);
+          this.syncLoop!.handleRelist(result);
+        },
+        (err) => this.syncLoop!.handleRelistError(err),
+      )
       .finally(() => {
         this.relistInFlight = false;
       });

@@ -4,6 +4,15 @@
 import type { Pod, PodStatus } from './types.js';
 import { MessagePort } from 'node:worker_threads';
 import type { WireError } from './errors.js';
+import type { CgroupLayout } from './cm/cgroup-fs.js';
+import type { CgroupDriver, CgroupName } from './cm/cgroup-name.js';
+
+/** Where pod cgroups go (cgroupsPerQOS): the host's cgroup mounts, the driver and cgroupRoot. */
+export interface PodCgroupSettings {
+  layout: CgroupLayout;
+  driver: CgroupDriver;
+  root: CgroupName;
+}
 
 /** Settings a shard needs from the node's configuration, fixed for its life. */
 export interface ShardSettings {
@@ -17,6 +26,8 @@ export interface ShardSettings {
   podLogsDir: string;
   /** KubeletConfiguration.podPidsLimit; -1 or 0 means unlimited. */
   podPidsLimit: number;
+  /** Absent when cgroupsPerQOS is off: sandboxes then get no cgroup_parent. */
+  podCgroups?: PodCgroupSettings;
   clusterDNS: string[];
   clusterDomain: string;
   resolvConf: string;
@@ -165,6 +176,16 @@ export interface RelistResult {
   runtimePods?: RuntimePodRef[];
   /** Wall-clock time (epoch ms) the relist began: what it shows is at least this recent. */
   startedAtMs: number;
+  /** How long the relist's own work took (list calls and diff), for kubelet_pleg_relist_duration_seconds. */
+  durationMs?: number;
+  /** What the runtime holds, for kubelet_running_pods and kubelet_running_containers. */
+  counts?: RuntimeCounts;
+}
+
+/** Pods with a ready sandbox and containers per state, as upstream's PLEG counts them after each relist. */
+export interface RuntimeCounts {
+  podsWithReadySandbox: number;
+  containersByState: Record<RuntimeObjectState, number>;
 }
 
 /** main → shard thread: a piscina task. `exit` ends the thread (fault injection, tests only). */

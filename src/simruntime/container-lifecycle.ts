@@ -14,8 +14,18 @@ interface ProcessHandles {
   exitWaiters: Array<() => void>;
 }
 
+/** What the process prints (container-log-writer.ts), told of its start and end. */
+export interface ProcessOutputHooks {
+  started(container: ContainerRecord): void;
+  /** Resolves once the lines printed just before an exit on its own are written. */
+  beforeExit(container: ContainerRecord): Promise<void>;
+  exited(container: ContainerRecord): void;
+}
+
 export class ContainerLifecycle {
   private readonly handles = new Map<string, ProcessHandles>();
+
+  constructor(private readonly output?: ProcessOutputHooks) {}
 
   /** Starts the simulated process; the caller has checked the container is CREATED. */
   start(container: ContainerRecord): void {
@@ -24,9 +34,16 @@ export class ContainerLifecycle {
     const handles = this.handlesOf(container);
     const exit = container.behaviour.exit;
     if (exit) {
-      handles.exitTimer = setTimeout(() => this.markExited(container, exit.code), exit.afterMs);
+      handles.exitTimer = setTimeout(() => void this.exitOnItsOwn(container, exit.code), exit.afterMs);
       handles.exitTimer.unref();
     }
+    this.output?.started(container);
+  }
+
+  /** The command ended: what it printed last is in its log before it shows as exited. */
+  private async exitOnItsOwn(container: ContainerRecord, exitCode: number): Promise<void> {
+    await this.output?.beforeExit(container);
+    this.markExited(container, exitCode);
   }
 
   /**
@@ -82,6 +99,7 @@ export class ContainerLifecycle {
     container.finishedAtNs = nowNs();
     container.exitCode = exitCode;
     container.reason = exitCode === 0 ? 'Completed' : 'Error';
+    this.output?.exited(container);
     const handles = this.handles.get(container.id);
     if (!handles) return;
     clearTimeout(handles.exitTimer);

@@ -32,6 +32,7 @@ export const DEFAULT_CALL_LATENCY_MS: Readonly<Record<RpcName, number>> = {
   Version: 1,
   Status: 1,
   UpdateRuntimeConfig: 1,
+  ReopenContainerLog: 2,
   RunPodSandbox: 90, // measured: netns + CNI bridge ADD + pause task
   StopPodSandbox: 90, // measured: CNI DEL + pause task kill
   RemovePodSandbox: 10,
@@ -51,6 +52,11 @@ export const DEFAULT_CALL_LATENCY_MS: Readonly<Record<RpcName, number>> = {
   PullImage: 30, // manifest resolution before any layer moves
   RemoveImage: 5,
   ImageFsInfo: 1,
+  // Stats come from the runtime's cgroup reads; list calls add their per-item cost.
+  ContainerStats: 1,
+  ListContainerStats: 1,
+  PodSandboxStats: 1,
+  ListPodSandboxStats: 1,
 };
 
 export const DEFAULT_IMAGE_SIZE_BYTES = 50_000_000;

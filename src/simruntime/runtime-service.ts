@@ -4,8 +4,10 @@
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
 import * as containers from './container-service.js';
+import { reopenContainerLog } from './log-service.js';
 import type { ImageService } from './image-service.js';
 import * as sandboxes from './sandbox-service.js';
+import * as stats from './stats-service.js';
 import type { SimContext } from './sim-context.js';
 import { unaryHandler } from './unary-handler.js';
 
@@ -99,6 +101,13 @@ export function runtimeServiceHandlers(ctx: SimContext): cri.RuntimeServiceHandl
     ),
     ExecSync: unaryHandler(env, 'ExecSync', (req: cri.ExecSyncRequest__Output) => containers.execSync(ctx, req)),
     GetContainerEvents: (call) => getContainerEvents(ctx, call),
+    ContainerStats: unaryHandler(env, 'ContainerStats', (req: cri.ContainerStatsRequest__Output) => stats.containerStatsCall(ctx, req)),
+    ListContainerStats: unaryHandler(env, 'ListContainerStats', (req: cri.ListContainerStatsRequest__Output) => stats.listContainerStats(ctx, req)),
+    PodSandboxStats: unaryHandler(env, 'PodSandboxStats', (req: cri.PodSandboxStatsRequest__Output) => stats.podSandboxStatsCall(ctx, req)),
+    ListPodSandboxStats: unaryHandler(env, 'ListPodSandboxStats', (req: cri.ListPodSandboxStatsRequest__Output) =>
+      stats.listPodSandboxStats(ctx, req),
+    ),
+    ReopenContainerLog: unaryHandler(env, 'ReopenContainerLog', (req: cri.ReopenContainerLogRequest__Output) => reopenContainerLog(ctx, req)),
   };
 }
 

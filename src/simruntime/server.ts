@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { loadCriServices } from '../shared/cri/load-proto.js';
 import { CallStats, type SimStats } from './call-stats.js';
 import { ContainerLifecycle } from './container-lifecycle.js';
+import { ContainerLogWriter } from './container-log-writer.js';
 import { FaultInjector, type FaultRule } from './fault-injection.js';
 import { sandboxDied } from './sandbox-service.js';
 import { ImageCatalog } from './image-catalog.js';
@@ -52,9 +53,12 @@ export interface SimRuntime {
 export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRuntime> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const latencyOptions = resolveLatencyOptions(options.latency);
+  const store = new StateStore();
+  const logWriter = new ContainerLogWriter(store, logger);
   const ctx: SimContext = {
-    store: new StateStore(),
-    lifecycle: new ContainerLifecycle(),
+    store,
+    lifecycle: new ContainerLifecycle(logWriter),
+    logWriter,
     latency: new LatencyModel(latencyOptions),
     catalog: new ImageCatalog({
       knownRegistries: options.knownRegistries,
@@ -117,6 +121,7 @@ async function shutdown(server: grpc.Server, ctx: SimContext, socketPath: string
     });
   });
   ctx.lifecycle.forgetAll();
+  ctx.logWriter.forgetAll();
   ctx.latency.close();
   await unlink(socketPath).catch(() => undefined);
   ctx.logger.info({ socketPath }, 'Simulated container runtime stopped');

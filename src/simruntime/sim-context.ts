@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { CallStats } from './call-stats.js';
 import type { ContainerLifecycle } from './container-lifecycle.js';
+import type { ContainerLogWriter } from './container-log-writer.js';
 import type { FaultInjector } from './fault-injection.js';
 import type { ImageCatalog } from './image-catalog.js';
 import type { LatencyModel } from './latency-model.js';
@@ -16,6 +17,8 @@ export interface RuntimeConditions {
 export interface SimContext {
   store: StateStore;
   lifecycle: ContainerLifecycle;
+  /** Containers' CRI log files. */
+  logWriter: ContainerLogWriter;
   latency: LatencyModel;
   catalog: ImageCatalog;
   stats: CallStats;

@@ -10,6 +10,7 @@ import { generatePodStatus } from '../shared/status/generate-pod-status.js';
 import type { Pod } from '../shared/types.js';
 import { ImageManager } from './images/image-manager.js';
 import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
+import { removePodCgroup } from './cm/pod-cgroup.js';
 import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
 import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
 import { syncPod } from './kuberuntime/sync-pod.js';
@@ -91,7 +92,12 @@ export class Shard {
     let runtime = await read();
     await killPod(deps, runtime, pod.spec ? pod : undefined, request.gracePeriodSeconds);
     if (request.kind === 'terminated') {
-      if (request.removeFromRuntime) await removePodFromRuntime(deps, await read());
+      if (request.removeFromRuntime) {
+        await removePodFromRuntime(deps, await read());
+        if (pod.spec && !(await removePodCgroup(pod, deps.settings.podCgroups))) {
+          deps.logger.info({ pod: pod.metadata?.name, uid }, 'Pod cgroup not removed yet: something still runs in it');
+        }
+      }
       await teardownPodVolumes(uid, deps.settings);
       deps.images.forgetPod(uid);
     }

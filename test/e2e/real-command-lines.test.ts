@@ -36,14 +36,14 @@ interface Case {
 const CASES: Case[] = [
   {
     fixture: 'kubeadm',
-    notActedOn: ['--pod-infra-container-image', 'cgroupDriver'],
-    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates', 'authentication', 'authorization', 'healthzPort'],
+    notActedOn: ['--pod-infra-container-image'],
+    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates', 'cgroupDriver', 'authentication', 'authorization', 'healthzPort'],
     warnings: [/^Flag --pod-infra-container-image has been deprecated, will be removed in 1\.35/],
   },
   {
     fixture: 'kind',
-    notActedOn: ['--runtime-cgroups', 'cgroupRoot', 'failSwapOn', 'imageGCHighThresholdPercent'],
-    actedOn: ['evictionHard', '--provider-id', 'metadata', 'staticPodPath'],
+    notActedOn: ['--runtime-cgroups', 'failSwapOn'],
+    actedOn: ['evictionHard', '--provider-id', 'metadata', 'staticPodPath', 'cgroupRoot', 'imageGCHighThresholdPercent'],
     warnings: [/using lenient decoding as strict decoding failed: strict decoding error: unknown field "metadata"/],
   },
   {

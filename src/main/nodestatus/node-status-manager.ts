@@ -44,6 +44,8 @@ export interface NodeStatusManagerConfig {
   machine?: MachineInfo;
   /** The port the kubelet API server bound, published as daemonEndpoints.kubeletEndpoint.Port. */
   kubeletPort?: number;
+  /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
+  pressure?: () => ReadonlySet<string>;
 }
 
 
@@ -149,6 +151,17 @@ export class NodeStatusManager {
     this.machine = config.machine;
   }
 
+  /** The runtime's health with the eviction manager's pressure conditions. */
+  private health(nowMs: number): NodeHealth {
+    const pressure = this.config.pressure?.() ?? new Set<string>();
+    return {
+      ...this.runtime.health(nowMs),
+      memoryPressure: pressure.has('MemoryPressure'),
+      diskPressure: pressure.has('DiskPressure'),
+      pidPressure: pressure.has('PIDPressure'),
+    };
+  }
+
   /** The Node's UID once registered or read (for the Lease's owner reference). */
   nodeUid(): string | undefined {
     return this.node?.metadata?.uid;
@@ -198,7 +211,7 @@ export class NodeStatusManager {
     const { options, kubeletVersion } = this.config;
     const now = new Date();
     const node = initialNode(options, this.machine!, this.runtimeVersion(), kubeletVersion, {
-      health: this.runtime.health(now.getTime()),
+      health: this.health(now.getTime()),
       now,
       kubeletPort: this.config.kubeletPort,
     });
@@ -295,7 +308,7 @@ export class NodeStatusManager {
   private computeStatus(original: V1Node, now: Date): V1NodeStatus {
     const { options, kubeletVersion } = this.config;
     const status = nodeStatus(options, this.machine!, this.runtimeVersion(), kubeletVersion, { kubeletPort: this.config.kubeletPort });
-    status.conditions = nodeConditions(original.status?.conditions, this.runtime.health(now.getTime()), now);
+    status.conditions = nodeConditions(original.status?.conditions, this.health(now.getTime()), now);
     if (!this.runtime.version) {
       // As the VersionInfo setter's error: the runtime version stays what the node had.
       status.nodeInfo!.containerRuntimeVersion = original.status?.nodeInfo?.containerRuntimeVersion ?? '';

@@ -58,7 +58,10 @@ const ACTED_ON_FIELDS = new Set([
   'maxPods', 'podsPerCore', 'podPidsLimit', 'clusterDNS', 'clusterDomain', 'resolvConf', 'systemReserved', 'kubeReserved', 'evictionHard',
   'kubeAPIQPS', 'kubeAPIBurst', 'eventRecordQPS', 'eventBurst', 'registerNode', 'registerWithTaints', 'providerID', 'podCIDR',
   'nodeStatusUpdateFrequency', 'nodeStatusReportFrequency', 'nodeLeaseDurationSeconds', 'readOnlyPort', 'podLogsDir', 'logging.verbosity',
-  'rotateCertificates',
+  'rotateCertificates', 'cgroupsPerQOS', 'cgroupDriver', 'cgroupRoot', 'enforceNodeAllocatable',
+  'imageGCHighThresholdPercent', 'imageGCLowThresholdPercent', 'imageMinimumGCAge', 'imageMaximumGCAge',
+  'evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim', 'evictionPressureTransitionPeriod', 'evictionMaxPodGracePeriod',
+  'containerLogMaxSize', 'containerLogMaxFiles', 'containerLogMaxWorkers', 'containerLogMonitorInterval',
   // The kubelet API server (:10250) and healthz.
   'enableServer', 'address', 'port', 'tlsCertFile', 'tlsPrivateKeyFile', 'tlsMinVersion', 'tlsCipherSuites', 'serverTLSBootstrap',
   'authentication', 'authorization', 'enableDebuggingHandlers', 'healthzPort', 'healthzBindAddress',

@@ -52,6 +52,10 @@ export interface KubeletFlags {
   registerWithTaints?: NodeTaint[];
   verbosity?: number;
   faultInjection?: boolean;
+  /** shardlet's own: the period of image garbage collection (upstream's fixed ImageGCPeriod). */
+  imageGCPeriodMs?: number;
+  /** shardlet's own: the eviction manager's period (upstream's fixed evictionMonitoringPeriod). */
+  evictionMonitoringPeriodMs?: number;
   help?: boolean;
   version?: boolean;
   /** Upstream flags flags.ts has no field for, by flag name (see upstream-flags.ts). */
@@ -116,6 +120,8 @@ const OWN_FLAG_SPECS: FlagSpec[] = [
   spec('register-with-taints', 'registerWithTaints', 'taints', "Taints for node registration, e.g. 'key=value:NoSchedule,key2:NoExecute'", 'none', parseTaints),
   { ...spec('v', 'verbosity', 'int', `Log verbosity, 0-${MAX_VERBOSITY}`, '0', intBetween(0, MAX_VERBOSITY)), short: 'v' },
   spec('fault-injection', 'faultInjection', '', 'Testing only: allow tests to end a shard thread on purpose', 'false', parseBool),
+  spec('eviction-monitoring-period', 'evictionMonitoringPeriodMs', 'duration', "Period of the eviction manager (upstream's fixed 10s)", '10s', parseDuration),
+  spec('image-gc-period', 'imageGCPeriodMs', 'duration', "Period of image garbage collection (upstream's fixed ImageGCPeriod)", '5m0s', parseDuration),
   { ...spec('help', 'help', '', 'Print this help and exit', 'false', parseBool), short: 'h' },
   spec('version', 'version', '', 'Print the version and exit', 'false', parseBool),
 ];
@@ -127,7 +133,7 @@ const CONFIG_FILE_FLAGS = new Set([
   'http-check-frequency', 'cluster-dns', 'cluster-domain', 'resolv-conf', 'read-only-port', 'register-node', 'register-with-taints',
 ]);
 const GROUP_OF_OWN_FLAG: Readonly<Record<string, FlagGroup>> = {
-  v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'pod-pids-limit': 'shardlet',
+  v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'image-gc-period': 'shardlet', 'eviction-monitoring-period': 'shardlet', 'pod-pids-limit': 'shardlet',
 };
 
 const FLAG_SPECS: FlagSpec[] = [

@@ -2,7 +2,9 @@
 // ValidateKubeletConfiguration (pkg/kubelet/apis/config/validation) does for the
 // fields shardlet reads or that are cheap to check. The first problem is reported,
 // named by where the value came from (a file field or a flag).
+import { parseGoDuration } from './duration.js';
 import { isIP } from 'node:net';
+import { isValidQuantity, parseBytes } from '../../shared/quantity.js';
 import { featureGatesError } from './feature-gates.js';
 import { taintError } from './taints.js';
 
@@ -65,6 +67,10 @@ const CHECKS: Check[] = [
       ? { field: 'shutdownGracePeriodCriticalPods', reason: 'must be <= shutdownGracePeriod' }
       : undefined,
   when('containerLogMonitorInterval', (ms) => (ms as number) < 3_000, 'must be at least 3s'),
+  // The container log manager's checks (upstream's validation and NewContainerLogManager).
+  when('containerLogMaxSize', (size) => !isValidQuantity(size as string) || parseBytes(size as string) <= 0, 'must be a positive resource quantity, e.g. 10Mi'),
+  when('containerLogMaxFiles', (files) => (files as number) < 2, 'must be equal to or greater than 2'),
+  when('containerLogMaxWorkers', (workers) => (workers as number) < 1, 'must be equal to or greater than 1'),
   ...NON_NEGATIVE_INTS.map((field) => range(field, 0, Number.MAX_SAFE_INTEGER)),
   when('nodeLeaseDurationSeconds', (value) => (value as number) <= 0, 'must be greater than 0'),
   range('port', 1, 65_535),
@@ -91,6 +97,8 @@ const CHECKS: Check[] = [
   oneOf('topologyManagerPolicy', TOPOLOGY_MANAGER_POLICIES),
   oneOf('topologyManagerScope', TOPOLOGY_MANAGER_SCOPES),
   oneOf('cgroupDriver', CGROUP_DRIVERS),
+  checkEnforceNodeAllocatable,
+  checkSoftEvictionGrace,
   checkClusterDNS,
   ...['evictionHard', 'evictionSoft', 'evictionMinimumReclaim'].map((field) => (fields: Fields) => checkEvictionMap(fields, field)),
   (fields) => {
@@ -166,6 +174,35 @@ function checkEvictionMap(fields: Fields, field: string): ConfigProblem | undefi
       return { field: `${field}.${signal}`, reason: `invalid threshold ${JSON.stringify(value)}: must be a quantity or a percentage` };
     }
     if (value.trim().startsWith('-')) return { field: `${field}.${signal}`, reason: `eviction threshold ${signal} must be positive: ${value}` };
+  }
+  return undefined;
+}
+
+const NODE_ALLOCATABLE_LEVELS = ['none', 'pods', 'system-reserved', 'kube-reserved', 'system-reserved-compressible', 'kube-reserved-compressible'];
+
+/** As upstream's ValidateKubeletConfiguration: known levels, "none" alone, and only with cgroupsPerQOS. */
+function checkEnforceNodeAllocatable(fields: Fields): ConfigProblem | undefined {
+  const levels = (fields.enforceNodeAllocatable as string[] | undefined) ?? [];
+  const unknown = levels.find((level) => !NODE_ALLOCATABLE_LEVELS.includes(level));
+  if (unknown !== undefined) return { field: 'enforceNodeAllocatable', reason: `invalid option ${JSON.stringify(unknown)}, valid options are ${NODE_ALLOCATABLE_LEVELS.join(', ')}` };
+  if (levels.includes('none') && levels.length > 1) return { field: 'enforceNodeAllocatable', reason: 'invalid combination, "none" cannot be combined with other options' };
+  const enforced = levels.filter((level) => level !== 'none');
+  if (enforced.length > 0 && fields.cgroupsPerQOS === false) {
+    return { field: 'enforceNodeAllocatable', reason: 'is not supported unless cgroupsPerQOS (--cgroups-per-qos) is turned on' };
+  }
+  return undefined;
+}
+
+/** As upstream's ParseThresholdConfig: every soft threshold needs a grace period, and each grace period a valid duration. */
+function checkSoftEvictionGrace(fields: Fields): ConfigProblem | undefined {
+  const soft = (fields.evictionSoft as Record<string, string> | undefined) ?? {};
+  const grace = (fields.evictionSoftGracePeriod as Record<string, string> | undefined) ?? {};
+  for (const [signal, text] of Object.entries(grace)) {
+    const ms = parseGoDuration(text.trim());
+    if (ms === undefined || ms < 0) return { field: `evictionSoftGracePeriod.${signal}`, reason: `invalid duration ${JSON.stringify(text)}` };
+  }
+  for (const signal of Object.keys(soft)) {
+    if (grace[signal] === undefined) return { field: `evictionSoft.${signal}`, reason: `grace period must be specified for the soft eviction threshold ${signal}` };
   }
   return undefined;
 }

@@ -3,6 +3,7 @@
 // the command-line flags over it (flags win, as upstream's
 // kubeletConfigFlagPrecedence), validates the result and resolves it into the one
 // KubeletOptions object the kubelet reads.
+import { parseGoDuration } from './duration.js';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -13,7 +14,8 @@ import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROO
 import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamFlagFields } from './config-sources.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
-import type { KubeletOptions, KubeletServerOptions, NodeTaint } from './kubelet-options.js';
+import { parseBytes } from '../../shared/quantity.js';
+import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeTaint } from './kubelet-options.js';
 import { findServerConfigProblem } from './kubelet-server-validation.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
@@ -342,9 +344,53 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     maxParallelImagePulls: fields.maxParallelImagePulls as number | undefined,
     registryPullQPS: fields.registryPullQPS as number,
     registryBurst: fields.registryBurst as number,
+    imageGC: imageGcSettings(fields, flags),
+    eviction: evictionSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),
     kubeletServer: serverSettings(fields),
+    containerLogs: containerLogSettings(fields),
+  };
+}
+
+/** The log rotation policy; containerLogMaxSize was checked to be a quantity by validation. */
+function containerLogSettings(fields: Record<string, unknown>): ContainerLogOptions {
+  return {
+    maxSizeBytes: parseBytes(fields.containerLogMaxSize as string),
+    maxFiles: fields.containerLogMaxFiles as number,
+    maxWorkers: fields.containerLogMaxWorkers as number,
+    monitorIntervalMs: fields.containerLogMonitorInterval as number,
+  };
+}
+
+/** Upstream's ImageGCPeriod: how often unused images are looked for. */
+const IMAGE_GC_PERIOD_MS = 5 * 60_000;
+
+function imageGcSettings(fields: Record<string, unknown>, flags: KubeletFlags): KubeletOptions['imageGC'] {
+  const gates = (fields.featureGates as Record<string, boolean> | undefined) ?? {};
+  return {
+    highThresholdPercent: fields.imageGCHighThresholdPercent as number,
+    lowThresholdPercent: fields.imageGCLowThresholdPercent as number,
+    minAgeMs: fields.imageMinimumGCAge as number,
+    // ImageMaximumGCAge is beta and on by default since 1.30.
+    maxAgeMs: gates.ImageMaximumGCAge === false ? 0 : ((fields.imageMaximumGCAge as number | undefined) ?? 0),
+    periodMs: flags.imageGCPeriodMs || IMAGE_GC_PERIOD_MS,
+  };
+}
+
+/** Upstream's evictionMonitoringPeriod. */
+const EVICTION_MONITORING_PERIOD_MS = 10_000;
+
+function evictionSettings(fields: Record<string, unknown>, flags: KubeletFlags): KubeletOptions['eviction'] {
+  const grace = (fields.evictionSoftGracePeriod as Record<string, string> | undefined) ?? {};
+  return {
+    soft: (fields.evictionSoft as Record<string, string> | undefined) ?? {},
+    // Validation has checked every value parses.
+    softGracePeriodMs: Object.fromEntries(Object.entries(grace).map(([signal, text]) => [signal, parseGoDuration(text.trim()) ?? 0])),
+    minimumReclaim: (fields.evictionMinimumReclaim as Record<string, string> | undefined) ?? {},
+    pressureTransitionPeriodMs: fields.evictionPressureTransitionPeriod as number,
+    maxPodGracePeriodSeconds: (fields.evictionMaxPodGracePeriod as number | undefined) ?? 0,
+    monitoringPeriodMs: flags.evictionMonitoringPeriodMs || EVICTION_MONITORING_PERIOD_MS,
   };
 }
 
@@ -398,6 +444,7 @@ function podSettings(fields: Record<string, unknown>) {
     cgroupDriver: fields.cgroupDriver as string,
     cgroupRoot: (fields.cgroupRoot as string | undefined) ?? '',
     cgroupsPerQOS: fields.cgroupsPerQOS as boolean,
+    enforceNodeAllocatable: ((fields.enforceNodeAllocatable as string[] | undefined) ?? []).filter((level) => level !== 'none'),
     systemReserved: (fields.systemReserved as Record<string, string> | undefined) ?? {},
     kubeReserved: (fields.kubeReserved as Record<string, string> | undefined) ?? {},
     evictionHard: (fields.evictionHard as Record<string, string> | undefined) ?? {},

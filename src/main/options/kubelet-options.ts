@@ -47,6 +47,18 @@ export interface KubeletServerOptions {
   resolvedConfig: Record<string, unknown>;
 }
 
+/** Container log rotation (upstream's ContainerLogManager policy). */
+export interface ContainerLogOptions {
+  /** containerLogMaxSize as bytes: a live log file at least this big is rotated. */
+  maxSizeBytes: number;
+  /** containerLogMaxFiles: files kept per container, the live one included (>= 2). */
+  maxFiles: number;
+  /** containerLogMaxWorkers: containers rotated at once (>= 1). */
+  maxWorkers: number;
+  /** containerLogMonitorInterval: how often log sizes are checked (>= 3 s). */
+  monitorIntervalMs: number;
+}
+
 export interface KubeletOptions {
   /** Path of the KubeletConfiguration file (--config), '' when none was given. */
   configFile: string;
@@ -100,6 +112,15 @@ export interface KubeletOptions {
   maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
+  /** Image garbage collection; a high threshold of 100 turns it off, as upstream. */
+  imageGC: {
+    highThresholdPercent: number;
+    lowThresholdPercent: number;
+    minAgeMs: number;
+    /** 0: no age limit (also when the ImageMaximumGCAge gate is off). */
+    maxAgeMs: number;
+    periodMs: number;
+  };
 
   // Admission and pod settings.
   maxPods: number;
@@ -112,9 +133,21 @@ export interface KubeletOptions {
   cgroupDriver: string;
   cgroupRoot: string;
   cgroupsPerQOS: boolean;
+  /** Node allocatable levels enforced on cgroups ('none' dropped): 'pods' limits the kubepods cgroup. */
+  enforceNodeAllocatable: string[];
   systemReserved: Record<string, string>;
   kubeReserved: Record<string, string>;
   evictionHard: Record<string, string>;
+  /** The eviction manager's settings beyond evictionHard (which also feeds node allocatable). */
+  eviction: {
+    soft: Record<string, string>;
+    softGracePeriodMs: Record<string, number>;
+    minimumReclaim: Record<string, string>;
+    pressureTransitionPeriodMs: number;
+    maxPodGracePeriodSeconds: number;
+    /** shardlet's own --eviction-monitoring-period; upstream's fixed 10 s. */
+    monitoringPeriodMs: number;
+  };
   featureGates: Record<string, boolean>;
 
   // API server, node registration, status and lease.
@@ -134,4 +167,6 @@ export interface KubeletOptions {
 
   // Kubelet API server (:10250) and healthz.
   kubeletServer: KubeletServerOptions;
+  // Container logs.
+  containerLogs: ContainerLogOptions;
 }

@@ -37,6 +37,14 @@ export class PodManager {
     return this.podsByUid.get(uid);
   }
 
+  /** A pod by namespace and name, as upstream's GetPodByName (the kubelet API's lookups); a scan: requests are rare. */
+  getByName(namespace: string, name: string): Pod | undefined {
+    for (const pod of this.podsByUid.values()) {
+      if (pod.metadata?.name === name && (pod.metadata?.namespace ?? 'default') === namespace) return pod;
+    }
+    return undefined;
+  }
+
   pods(): Pod[] {
     return [...this.podsByUid.values()];
   }

@@ -1,6 +1,7 @@
 // The kubelet API server (:10250): TLS, then upstream's filter chain on every
-// request, plain or upgraded: authenticate (401 "Unauthorized"), authorize the
-// request's attributes (403 naming them), then the route table. A route handler
+// request, plain or upgraded: counted (kubelet_http_requests_*), authenticate
+// (401 "Unauthorized"), authorize the request's attributes (403 naming them),
+// then the route table. A route handler
 // never sees an unauthenticated or unauthorized request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -10,6 +11,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { RequestAuthenticator } from './authenticator.js';
 import { forbiddenMessage, type RequestAuthorizer } from './authorizer.js';
+import { recordHttpRequest } from '../metrics/http-metrics.js';
 import type { KubeletRoutes, Route, RouteContext } from './kubelet-routes.js';
 import { listenError } from './read-only-server.js';
 import { isSubpath, requestAttributes } from './request-attributes.js';
@@ -137,6 +139,8 @@ export class KubeletServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Every request is counted, refused ones too, as upstream's Server.ServeHTTP does.
+    res.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
     const url = parseTarget(req.url);
     if (!url) return refuse(res, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const requestGone = new AbortController();
@@ -156,6 +160,7 @@ export class KubeletServer {
 
   private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
+    socket.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
     const url = parseTarget(req.url);
     if (!url) return refuseSocket(socket, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const socketGone = new AbortController();

@@ -40,6 +40,18 @@ export interface ShardPoolOptions {
   faultInjection?: boolean;
 }
 
+export interface ShardStats {
+  shard: number;
+  /** Syncs the shard finished (piscina's completed tasks). */
+  completed: number;
+  /** Syncs waiting for the shard (its queue; a shard runs up to CONCURRENT_SYNCS_PER_SHARD at once). */
+  queued: number;
+  /** Times the shard's thread died and was replaced. */
+  threadRestarts: number;
+  runP99Ms: number;
+  waitP99Ms: number;
+}
+
 interface ThreadShard {
   pool: Piscina;
   threadsCreated: number;
@@ -112,11 +124,13 @@ export class ShardPool {
     );
   }
 
-  /** Task wait/run figures per shard, for the bench. */
-  stats(): Array<{ shard: number; completed: number; runP99Ms: number; waitP99Ms: number }> {
+  /** Task wait/run figures per shard, for the bench and the per-shard metrics. */
+  stats(): ShardStats[] {
     return this.threads.map((thread, shard) => ({
       shard,
       completed: thread.pool.completed,
+      queued: thread.pool.queueSize,
+      threadRestarts: Math.max(thread.threadsCreated - 1, 0),
       runP99Ms: thread.pool.histogram.runTime.p99,
       waitP99Ms: thread.pool.histogram.waitTime.p99,
     }));

@@ -7,12 +7,15 @@
 // came and went between two reads), then dropped, so a node with churn keeps a bounded
 // number of records, as upstream's tracker deletes a pod's state with the pod.
 import type { ImagePullInterval } from '../../shared/shard-protocol.js';
+import { toDate } from '../../shared/status/pod-conditions.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 
 export interface StartupRecord {
   uid: string;
   pod: string;
   seenAtMs: number;
+  /** The pod's creationTimestamp when it has one (API pods): where the pod-startup SLI starts. */
+  createdAtMs?: number;
   runningAtMs?: number;
   firstStartedPullingAtMs?: number;
   lastFinishedPullingAtMs?: number;
@@ -32,7 +35,10 @@ export class StartupTracker {
     const uid = pod.metadata?.uid ?? '';
     if (this.recordsByUid.has(uid)) return;
     this.dropExpired();
-    this.recordsByUid.set(uid, { uid, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, seenAtMs: this.nowMs() });
+    const record: StartupRecord = { uid, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, seenAtMs: this.nowMs() };
+    const createdAtMs = toDate(pod.metadata?.creationTimestamp)?.getTime();
+    if (createdAtMs !== undefined) record.createdAtMs = createdAtMs;
+    this.recordsByUid.set(uid, record);
   }
 
   /** The pod is gone from the node: its record expires after the retention. */
@@ -40,10 +46,13 @@ export class StartupTracker {
     if (this.recordsByUid.has(uid) && !this.forgottenAtMsByUid.has(uid)) this.forgottenAtMsByUid.set(uid, this.nowMs());
   }
 
-  observe(pod: Pod, status: PodStatus): void {
+  /** Returns the pod's record when this status is the one that saw it start (kubelet_pod_start_duration_seconds observes it). */
+  observe(pod: Pod, status: PodStatus): StartupRecord | undefined {
     const record = this.recordsByUid.get(pod.metadata?.uid ?? '');
-    if (!record || record.runningAtMs !== undefined || status.phase !== 'Running') return;
-    if (status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) record.runningAtMs = this.nowMs();
+    if (!record || record.runningAtMs !== undefined || status.phase !== 'Running') return undefined;
+    if (!status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return undefined;
+    record.runningAtMs = this.nowMs();
+    return record;
   }
 
   /** Widens the pod's pulling span with a sync's pulls, until the pod has run. */

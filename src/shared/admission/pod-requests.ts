@@ -54,27 +54,40 @@ function containerRequests(container: Container): ResourceVector {
   return resourceVector(effectiveRequests(container) as ResourceMap);
 }
 
+function containerLimitsVector(container: Container): ResourceVector {
+  return resourceVector(container.resources?.limits as ResourceMap | undefined);
+}
+
 /**
  * As AggregateContainerRequests: app containers and sidecars run together and are
  * summed; a regular init container runs alone next to the sidecars started before
  * it, so the pod needs at least the largest such moment.
  */
 export function aggregateContainerRequests(pod: Pod): ResourceVector {
+  return aggregateOverContainers(pod, containerRequests);
+}
+
+/** As resource.PodLimits: the same aggregation over the containers' limits (absent limits count 0). */
+export function aggregateContainerLimits(pod: Pod): ResourceVector {
+  return aggregateOverContainers(pod, containerLimitsVector);
+}
+
+function aggregateOverContainers(pod: Pod, amountOf: (container: Container) => ResourceVector): ResourceVector {
   let total = emptyResources();
   for (const container of pod.spec?.containers ?? []) {
-    total = addResources(total, containerRequests(container));
+    total = addResources(total, amountOf(container));
   }
   let sidecarsSoFar = emptyResources();
   let initPeak = emptyResources();
   for (const container of pod.spec?.initContainers ?? []) {
-    const requests = containerRequests(container);
+    const amount = amountOf(container);
     let whileRunning: ResourceVector;
     if (isRestartableInitContainer(container)) {
-      total = addResources(total, requests);
-      sidecarsSoFar = addResources(sidecarsSoFar, requests);
+      total = addResources(total, amount);
+      sidecarsSoFar = addResources(sidecarsSoFar, amount);
       whileRunning = sidecarsSoFar;
     } else {
-      whileRunning = addResources(requests, sidecarsSoFar);
+      whileRunning = addResources(amount, sidecarsSoFar);
     }
     initPeak = maxResources(initPeak, whileRunning);
   }

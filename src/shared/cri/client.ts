@@ -2,6 +2,7 @@
 // remote runtime and image services (pkg/kubelet/cri/remote). One instance owns one
 // connection: every shard thread builds its own, so a busy shard never queues
 // behind another shard's calls on a shared HTTP/2 connection.
+import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import { loadCriServices, type CriServices } from './load-proto.js';
@@ -105,6 +106,11 @@ export class CriClient {
     return this.runtimeCall('UpdateRuntimeConfig', req, timeoutMs);
   }
 
+  /** After a log rotation: the runtime writes to a fresh file at the container's log_path. */
+  reopenContainerLog(req: cri.ReopenContainerLogRequest, timeoutMs?: number): Promise<cri.ReopenContainerLogResponse__Output> {
+    return this.runtimeCall('ReopenContainerLog', req, timeoutMs);
+  }
+
   runPodSandbox(req: cri.RunPodSandboxRequest, timeoutMs?: number): Promise<cri.RunPodSandboxResponse__Output> {
     return this.runtimeCall('RunPodSandbox', req, timeoutMs);
   }
@@ -182,7 +188,8 @@ export class CriClient {
     options: { signal?: AbortSignal } = {},
   ): AsyncGenerator<cri.ContainerEventResponse__Output> {
     const method = this.services.runtime.GetContainerEvents;
-    this.callCounts?.record('GetContainerEvents');
+    const startedAt = performance.now();
+    let failed = false;
     const stream = this.runtimeConn.makeServerStreamRequest(
       method.path,
       method.requestSerialize,
@@ -196,11 +203,31 @@ export class CriClient {
       for await (const event of stream) yield event as cri.ContainerEventResponse__Output;
     } catch (err) {
       if (options.signal?.aborted) return;
+      failed = true;
       throw toCriError('RuntimeService/GetContainerEvents', err);
     } finally {
       options.signal?.removeEventListener('abort', cancel);
       stream.cancel();
+      // A stream is one operation, counted when it ends.
+      this.callCounts?.record('GetContainerEvents', (performance.now() - startedAt) / 1000, failed);
     }
+  }
+
+  containerStats(req: cri.ContainerStatsRequest, timeoutMs?: number): Promise<cri.ContainerStatsResponse__Output> {
+    return this.runtimeCall('ContainerStats', req, timeoutMs);
+  }
+
+  listContainerStats(req: cri.ListContainerStatsRequest = {}, timeoutMs?: number): Promise<cri.ListContainerStatsResponse__Output> {
+    return this.runtimeCall('ListContainerStats', req, timeoutMs);
+  }
+
+  podSandboxStats(req: cri.PodSandboxStatsRequest, timeoutMs?: number): Promise<cri.PodSandboxStatsResponse__Output> {
+    return this.runtimeCall('PodSandboxStats', req, timeoutMs);
+  }
+
+  /** A runtime without sandbox stats answers UNIMPLEMENTED (isUnimplemented): the caller falls back to ListContainerStats. */
+  listPodSandboxStats(req: cri.ListPodSandboxStatsRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxStatsResponse__Output> {
+    return this.runtimeCall('ListPodSandboxStats', req, timeoutMs);
   }
 
   // ---- ImageService ---------------------------------------------------------
@@ -243,18 +270,21 @@ export class CriClient {
   ): Promise<Res> {
     const generic = this.services.runtime[name] as unknown as AnyMethod;
     const method = decode ? { ...generic, responseDeserialize: decode as AnyMethod['responseDeserialize'] } : generic;
-    this.callCounts?.record(name);
-    return this.unary(this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
+    return this.unary(name, this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }
 
   private imageCall<Res>(name: keyof CriServices['image'] & CriMethod, req: object, timeoutMs?: number): Promise<Res> {
     const method = this.services.image[name] as unknown as AnyMethod;
-    this.callCounts?.record(name);
-    return this.unary(this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
+    return this.unary(name, this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
   }
 
-  /** One unary call with a deadline; failures become CriError with the gRPC code kept. */
-  private unary<Res>(conn: grpc.Client, label: string, method: AnyMethod, req: object, timeoutMs: number): Promise<Res> {
+  /**
+   * One unary call with a deadline; failures become CriError with the gRPC code kept.
+   * Its duration and outcome go to the shared counters (the reply's decoding included,
+   * as upstream's instrumented service times the whole call).
+   */
+  private unary<Res>(name: CriMethod, conn: grpc.Client, label: string, method: AnyMethod, req: object, timeoutMs: number): Promise<Res> {
+    const startedAt = performance.now();
     return new Promise<Res>((resolve, reject) => {
       conn.makeUnaryRequest(
         method.path,
@@ -263,7 +293,11 @@ export class CriClient {
         req,
         new grpc.Metadata(),
         { deadline: Date.now() + timeoutMs },
-        (err, reply) => (err ? reject(toCriError(label, err)) : resolve(reply as Res)),
+        (err, reply) => {
+          this.callCounts?.record(name, (performance.now() - startedAt) / 1000, err !== null && err !== undefined);
+          if (err) reject(toCriError(label, err));
+          else resolve(reply as Res);
+        },
       );
     });
   }

@@ -76,6 +76,8 @@ export type { PodSandboxStatusResponse, PodSandboxStatusResponse__Output } from 
 export type { PortMapping, PortMapping__Output } from '../../generated/cri/runtime/v1/PortMapping.js';
 export type { PullImageRequest, PullImageRequest__Output } from '../../generated/cri/runtime/v1/PullImageRequest.js';
 export type { PullImageResponse, PullImageResponse__Output } from '../../generated/cri/runtime/v1/PullImageResponse.js';
+export type { ReopenContainerLogRequest, ReopenContainerLogRequest__Output } from '../../generated/cri/runtime/v1/ReopenContainerLogRequest.js';
+export type { ReopenContainerLogResponse, ReopenContainerLogResponse__Output } from '../../generated/cri/runtime/v1/ReopenContainerLogResponse.js';
 export type { RemoveContainerRequest, RemoveContainerRequest__Output } from '../../generated/cri/runtime/v1/RemoveContainerRequest.js';
 export type { RemoveContainerResponse, RemoveContainerResponse__Output } from '../../generated/cri/runtime/v1/RemoveContainerResponse.js';
 export type { RemoveImageRequest, RemoveImageRequest__Output } from '../../generated/cri/runtime/v1/RemoveImageRequest.js';
@@ -116,6 +118,29 @@ export type { WindowsCpuGroupAffinity, WindowsCpuGroupAffinity__Output } from '.
 export type { WindowsNamespaceOption, WindowsNamespaceOption__Output } from '../../generated/cri/runtime/v1/WindowsNamespaceOption.js';
 export type { WindowsPodSandboxConfig, WindowsPodSandboxConfig__Output } from '../../generated/cri/runtime/v1/WindowsPodSandboxConfig.js';
 export type { WindowsSandboxSecurityContext, WindowsSandboxSecurityContext__Output } from '../../generated/cri/runtime/v1/WindowsSandboxSecurityContext.js';
+
+// --- stats ---
+export type { ContainerAttributes, ContainerAttributes__Output } from '../../generated/cri/runtime/v1/ContainerAttributes.js';
+export type { ContainerStats, ContainerStats__Output } from '../../generated/cri/runtime/v1/ContainerStats.js';
+export type { ContainerStatsFilter, ContainerStatsFilter__Output } from '../../generated/cri/runtime/v1/ContainerStatsFilter.js';
+export type { ContainerStatsRequest, ContainerStatsRequest__Output } from '../../generated/cri/runtime/v1/ContainerStatsRequest.js';
+export type { ContainerStatsResponse, ContainerStatsResponse__Output } from '../../generated/cri/runtime/v1/ContainerStatsResponse.js';
+export type { CpuUsage, CpuUsage__Output } from '../../generated/cri/runtime/v1/CpuUsage.js';
+export type { LinuxPodSandboxStats, LinuxPodSandboxStats__Output } from '../../generated/cri/runtime/v1/LinuxPodSandboxStats.js';
+export type { ListContainerStatsRequest, ListContainerStatsRequest__Output } from '../../generated/cri/runtime/v1/ListContainerStatsRequest.js';
+export type { ListContainerStatsResponse, ListContainerStatsResponse__Output } from '../../generated/cri/runtime/v1/ListContainerStatsResponse.js';
+export type { ListPodSandboxStatsRequest, ListPodSandboxStatsRequest__Output } from '../../generated/cri/runtime/v1/ListPodSandboxStatsRequest.js';
+export type { ListPodSandboxStatsResponse, ListPodSandboxStatsResponse__Output } from '../../generated/cri/runtime/v1/ListPodSandboxStatsResponse.js';
+export type { MemoryUsage, MemoryUsage__Output } from '../../generated/cri/runtime/v1/MemoryUsage.js';
+export type { NetworkInterfaceUsage, NetworkInterfaceUsage__Output } from '../../generated/cri/runtime/v1/NetworkInterfaceUsage.js';
+export type { NetworkUsage, NetworkUsage__Output } from '../../generated/cri/runtime/v1/NetworkUsage.js';
+export type { PodSandboxAttributes, PodSandboxAttributes__Output } from '../../generated/cri/runtime/v1/PodSandboxAttributes.js';
+export type { PodSandboxStats, PodSandboxStats__Output } from '../../generated/cri/runtime/v1/PodSandboxStats.js';
+export type { PodSandboxStatsFilter, PodSandboxStatsFilter__Output } from '../../generated/cri/runtime/v1/PodSandboxStatsFilter.js';
+export type { PodSandboxStatsRequest, PodSandboxStatsRequest__Output } from '../../generated/cri/runtime/v1/PodSandboxStatsRequest.js';
+export type { PodSandboxStatsResponse, PodSandboxStatsResponse__Output } from '../../generated/cri/runtime/v1/PodSandboxStatsResponse.js';
+export type { ProcessUsage, ProcessUsage__Output } from '../../generated/cri/runtime/v1/ProcessUsage.js';
+export type { SwapUsage, SwapUsage__Output } from '../../generated/cri/runtime/v1/SwapUsage.js';
 
 export type { RuntimeServiceHandlers, RuntimeServiceDefinition } from '../../generated/cri/runtime/v1/RuntimeService.js';
 export type { ImageServiceHandlers, ImageServiceDefinition } from '../../generated/cri/runtime/v1/ImageService.js';

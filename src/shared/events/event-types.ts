@@ -71,6 +71,8 @@ export const EventReasons = {
   NodeHasSufficientPID: 'NodeHasSufficientPID',
   NodeHasInsufficientPID: 'NodeHasInsufficientPID',
   NodeAllocatableEnforced: 'NodeAllocatableEnforced',
+  FreeDiskSpaceFailed: 'FreeDiskSpaceFailed',
+  InvalidDiskCapacity: 'InvalidDiskCapacity',
   /** Recorded by the node lifecycle controller upstream, not the kubelet. */
   RegisteredNode: 'RegisteredNode',
 } as const;

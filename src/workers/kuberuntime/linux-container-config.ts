@@ -9,31 +9,10 @@ import type { Container, Pod } from '../../shared/types.js';
 import type { LinuxContainerConfig } from '../../generated/cri/runtime/v1/LinuxContainerConfig.js';
 import type { LinuxContainerResources } from '../../generated/cri/runtime/v1/LinuxContainerResources.js';
 import { containerSecurityContext } from './security-context.js';
+import { CPU_QUOTA_PERIOD_US, milliCPUToQuota, milliCPUToShares } from '../../shared/cm/cpu-shares.js';
 
-export const MIN_CPU_SHARES = 2;
-export const MAX_CPU_SHARES = 262_144;
-export const CPU_SHARES_PER_CPU = 1024;
-export const MILLI_CPU_PER_CPU = 1000;
-/** CFS period the kubelet uses unless CPUCFSQuotaPeriod says otherwise: 100 ms. */
-export const CPU_QUOTA_PERIOD_US = 100_000;
-/** The kernel refuses a CFS quota under 1 ms. */
-export const MIN_CPU_QUOTA_US = 1000;
 /** cgroup v2 file that caps a cgroup's tasks. */
 const CGROUP2_PIDS_MAX = 'pids.max';
-
-/** As MilliCPUToShares: 1 CPU is 1024 shares, with the kernel's minimum of 2 (also for no request). */
-export function milliCPUToShares(milliCPU: number): number {
-  if (milliCPU === 0) return MIN_CPU_SHARES;
-  const shares = Math.trunc((milliCPU * CPU_SHARES_PER_CPU) / MILLI_CPU_PER_CPU);
-  return Math.min(Math.max(shares, MIN_CPU_SHARES), MAX_CPU_SHARES);
-}
-
-/** As milliCPUToQuota: the share of periodUs the limit allows; 0 (no quota) when there is no limit. */
-export function milliCPUToQuota(milliCPU: number, periodUs: number): number {
-  if (milliCPU === 0) return 0;
-  const quota = Math.trunc((milliCPU * periodUs) / MILLI_CPU_PER_CPU);
-  return Math.max(quota, MIN_CPU_QUOTA_US);
-}
 
 let cgroup2Unified: boolean | undefined;
 
@@ -69,11 +48,10 @@ export function linuxContainerResources(
     oom_score_adj: containerOOMScoreAdjust(pod, container, options.memoryCapacityBytes ?? totalmem()),
   };
   if (memoryLimitBytes !== 0) resources.memory_limit_in_bytes = memoryLimitBytes;
-  // Upstream enforces podPidsLimit on the pod-level cgroup, which shardlet does not
-  // create. The CRI has no pids field, so on cgroup v2 we cap each container's own
-  // cgroup through `unified`; on cgroup v1 (or the hybrid layout) runc refuses
-  // `unified`, and the limit is not enforced.
-  if (settings.podPidsLimit > 0 && (options.cgroup2 ?? isCgroup2UnifiedMode())) {
+  // podPidsLimit belongs on the pod's own cgroup (pod-cgroup.ts). Without pod cgroups
+  // (cgroupsPerQOS off) the CRI has no pids field, so on cgroup v2 each container's
+  // own cgroup is capped through `unified`; on cgroup v1 runc refuses `unified`.
+  if (settings.podPidsLimit > 0 && !settings.podCgroups && (options.cgroup2 ?? isCgroup2UnifiedMode())) {
     resources.unified = { [CGROUP2_PIDS_MAX]: String(settings.podPidsLimit) };
   }
   return resources;

@@ -1,8 +1,8 @@
 // The CRI PodSandboxConfig for a pod, as upstream's generatePodSandboxConfig and
 // generatePodSandboxLinuxConfig: metadata, hostname, log directory, DNS, port
 // mappings, labels and annotations, namespaces and the sandbox security context.
-// Like upstream's createPodSandbox it also makes the pod's log directory. There is
-// no pod-level cgroup (cgroup_parent stays empty) and no sandbox resources.
+// Like upstream's createPodSandbox it also makes the pod's log directory. The pod's
+// own cgroup (cgroupsPerQOS) is its cgroup_parent; there are no sandbox resources.
 import { mkdirSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
@@ -18,6 +18,7 @@ import { newPodAnnotations, newPodLabels } from './labels.js';
 import { podLogsDirectory } from './log-paths.js';
 import { kernelHostname, podHostnameAndDomain } from './pod-hostname.js';
 import { sandboxSecurityContext } from './security-context.js';
+import { podCgroupParent } from '../cm/pod-cgroup.js';
 
 const LOG_DIRECTORY_MODE = 0o755;
 
@@ -49,16 +50,16 @@ function generatePodSandboxConfig(pod: Pod, attempt: number, settings: ShardSett
     port_mappings: podPortMappings(pod),
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod),
-    linux: sandboxLinuxConfig(pod),
+    linux: sandboxLinuxConfig(pod, podCgroupParent(pod, settings.podCgroups)),
   };
   mkdirSync(logDirectory, { recursive: true, mode: LOG_DIRECTORY_MODE });
   return config;
 }
 
-function sandboxLinuxConfig(pod: Pod): LinuxPodSandboxConfig {
+function sandboxLinuxConfig(pod: Pod, cgroupParent: string): LinuxPodSandboxConfig {
   const sysctls: Record<string, string> = {};
   for (const sysctl of pod.spec?.securityContext?.sysctls ?? []) sysctls[sysctl.name] = sysctl.value;
-  return { cgroup_parent: '', security_context: sandboxSecurityContext(pod), sysctls };
+  return { cgroup_parent: cgroupParent, security_context: sandboxSecurityContext(pod), sysctls };
 }
 
 /** Every declared container port of the app containers, as MakePortMappings lists them. */

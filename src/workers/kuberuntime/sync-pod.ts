@@ -16,6 +16,7 @@ import { killContainer, killPod, removeDeadInstances, resolveGracePeriodSeconds 
 import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 import { emptyRuntimePodStatus, getRuntimePodStatus, readCreatedContainer, sandboxFromStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
+import { ensurePodCgroup } from '../cm/pod-cgroup.js';
 import { startContainer, type StartFailure } from './start-container.js';
 import { podRef } from '../../shared/pod-kinds.js';
 
@@ -159,6 +160,8 @@ async function startWhatIsDue(deps: RuntimeDeps, plan: StartPlan): Promise<void>
   let sandboxId = actions.sandboxId;
   let podIPs = runtime.sandboxes[0]?.ips ?? [];
   if (actions.createSandbox) {
+    // Upstream's podContainerManager.EnsureExists: the pod's cgroup before its sandbox.
+    await ensurePodCgroup(pod, deps.settings.podCgroups, deps.settings.podPidsLimit);
     const created = await createSandbox(deps, pod, sandboxConfig);
     sandboxId = created.id;
     podIPs = created.ips;

@@ -249,6 +249,11 @@ test('bad values name the file and the field', () => {
     { body: 'clusterDNS: [dns.example]\n', field: 'clusterDNS', reason: 'is not an IP address' },
     { body: 'registerWithTaints:\n  - key: a\n    effect: Sometimes\n', field: 'registerWithTaints[0]', reason: 'effect' },
     { body: 'imageGCLowThresholdPercent: 90\n', field: 'imageGCLowThresholdPercent', reason: 'must be less than' },
+    { body: 'enforceNodeAllocatable: [pods, everything]\n', field: 'enforceNodeAllocatable', reason: 'invalid option "everything"' },
+    { body: 'enforceNodeAllocatable: [none, pods]\n', field: 'enforceNodeAllocatable', reason: '"none" cannot be combined' },
+    { body: 'cgroupsPerQOS: false\n', field: 'enforceNodeAllocatable', reason: 'unless cgroupsPerQOS' },
+    { body: 'evictionSoft: {memory.available: 1Gi}\n', field: 'evictionSoft.memory.available', reason: 'grace period must be specified' },
+    { body: 'evictionSoft: {memory.available: 1Gi}\nevictionSoftGracePeriod: {memory.available: soon}\n', field: 'evictionSoftGracePeriod.memory.available', reason: 'invalid duration' },
   ];
   for (const { body, field, reason } of cases) {
     const file = parseKubeletConfig(header + body, 'kubelet.yaml');

@@ -109,7 +109,7 @@ test('bootstrap settings are carried, --cert-dir defaults to <root-dir>/pki, and
 test('the settings not acted on: file fields and flags shardlet does not read, and none it does', () => {
   const file = parseKubeletConfig(`${HEADER}maxPods: 20\ncgroupDriver: systemd\nlogging: {verbosity: 2, format: json}\n`, 'k.yaml');
   const options = mergeFlags(file, parseFlags(['--node-ip=10.0.0.1', '--lock-file=/run/lock', '--kube-api-qps=10', '--hairpin-mode=none']), env);
-  assert.deepEqual(options.startupNotices.notActedOn, ['cgroupDriver', 'logging.format', 'hairpinMode', '--lock-file', '--hairpin-mode']);
+  assert.deepEqual(options.startupNotices.notActedOn, ['logging.format', 'hairpinMode', '--lock-file', '--hairpin-mode']);
 });
 
 test('--help groups flags as upstream and marks the deprecated ones', () => {

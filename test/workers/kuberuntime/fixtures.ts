@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { CriCallCounts } from '../../../src/shared/cri/call-counts.js';
 import type { ShardSettings } from '../../../src/shared/shard-protocol.js';
 import type { Container, Pod } from '../../../src/shared/types.js';
 
@@ -36,7 +37,7 @@ export function makeSettings(overrides: Partial<ShardSettings> = {}): ShardSetti
     clusterDomain: 'cluster.local',
     resolvConf,
     logLevel: 'silent',
-    criCallCounts: new SharedArrayBuffer(64),
+    criCallCounts: new CriCallCounts().buffer,
     ...overrides,
   };
 }

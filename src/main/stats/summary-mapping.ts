@@ -1,0 +1,251 @@
+// CRI stats as Summary API pod stats, as upstream's CRI stats provider builds them
+// (pkg/kubelet/stats/cri_stats_provider.go): from ListPodSandboxStats when the
+// runtime has it, else from ListContainerStats grouped by the pod labels and summed
+// (for runtimes that answer UNIMPLEMENTED for sandbox stats). Pure: the caller makes the
+// CRI calls and supplies what the kubelet knows (start times, filesystem capacity).
+import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
+import type * as cri from '../../shared/cri/types.js';
+import type { CpuUsageCache } from './cpu-usage-cache.js';
+import {
+  summaryTimeFromNs,
+  type ContainerStats,
+  type CPUStats,
+  type FsStats,
+  type InterfaceStats,
+  type MemoryStats,
+  type NetworkStats,
+  type PodStats,
+} from './summary-types.js';
+
+/** Capacity figures of a filesystem (statfs), which CRI usage figures lack. */
+export interface FsCapacity {
+  capacityBytes: number;
+  availableBytes: number;
+  inodes: number;
+  inodesFree: number;
+  /** Everything used on the filesystem, not only by what the figures are about. */
+  usedBytes: number;
+}
+
+/** Start times the kubelet knows of a pod (its status), in epoch ms. */
+export interface PodTimes {
+  startTimeMs?: number;
+  containerStartTimeMsByName: Map<string, number>;
+}
+
+export interface PodStatsContext {
+  cpuCache: CpuUsageCache;
+  podTimes(uid: string): PodTimes | undefined;
+  /** Capacity of the filesystem holding writable layers (the image fs), for rootfs. */
+  rootfsCapacity?: FsCapacity;
+  /** Capacity of the filesystem holding the logs (the root dir's), for logs. */
+  logsCapacity?: FsCapacity;
+  /** metrics-server's ?only_cpu_and_memory=true: no network, filesystems or processes. */
+  onlyCpuAndMemory: boolean;
+}
+
+type UInt64 = cri.UInt64Value__Output | null | undefined;
+
+function value(wrapper: UInt64): number | undefined {
+  return wrapper ? Number(wrapper.value) : undefined;
+}
+
+function timeOf(timestampNs: number | string | undefined): string {
+  return summaryTimeFromNs(Number(timestampNs ?? 0));
+}
+
+export function cpuStats(cpu: cri.CpuUsage__Output | null | undefined, cacheId: string, cache: CpuUsageCache): CPUStats | undefined {
+  if (!cpu) return undefined;
+  const timestampNs = Number(cpu.timestamp);
+  const usageCoreNanoSeconds = value(cpu.usage_core_nano_seconds);
+  const fromRuntime = value(cpu.usage_nano_cores);
+  const usageNanoCores =
+    fromRuntime ?? (usageCoreNanoSeconds === undefined ? undefined : cache.usageNanoCores(cacheId, usageCoreNanoSeconds, timestampNs));
+  return { time: timeOf(timestampNs), usageNanoCores, usageCoreNanoSeconds };
+}
+
+export function memoryStats(memory: cri.MemoryUsage__Output | null | undefined): MemoryStats | undefined {
+  if (!memory) return undefined;
+  return {
+    time: timeOf(memory.timestamp),
+    availableBytes: value(memory.available_bytes),
+    usageBytes: value(memory.usage_bytes),
+    workingSetBytes: value(memory.working_set_bytes),
+    rssBytes: value(memory.rss_bytes),
+    pageFaults: value(memory.page_faults),
+    majorPageFaults: value(memory.major_page_faults),
+  };
+}
+
+/** Usage from the runtime, capacity from the filesystem it lives on. */
+export function fsStats(usage: cri.FilesystemUsage__Output | null | undefined, capacity: FsCapacity | undefined, timeNs?: number): FsStats | undefined {
+  if (!usage && !capacity) return undefined;
+  return {
+    time: timeOf(usage?.timestamp ?? timeNs),
+    availableBytes: capacity?.availableBytes,
+    capacityBytes: capacity?.capacityBytes,
+    usedBytes: value(usage?.used_bytes),
+    inodesFree: capacity?.inodesFree,
+    inodes: capacity?.inodes,
+    inodesUsed: value(usage?.inodes_used),
+  };
+}
+
+function interfaceStats(usage: cri.NetworkInterfaceUsage__Output): InterfaceStats {
+  return {
+    name: usage.name,
+    rxBytes: value(usage.rx_bytes),
+    rxErrors: value(usage.rx_errors),
+    txBytes: value(usage.tx_bytes),
+    txErrors: value(usage.tx_errors),
+  };
+}
+
+/** The default interface inline and, as upstream, in the list with the others. */
+export function networkStats(network: cri.NetworkUsage__Output | null | undefined): NetworkStats | undefined {
+  if (!network?.default_interface) return undefined;
+  const defaultInterface = interfaceStats(network.default_interface);
+  return {
+    time: timeOf(network.timestamp),
+    ...defaultInterface,
+    interfaces: [defaultInterface, ...network.interfaces.map(interfaceStats)],
+  };
+}
+
+function startTime(ms: number | undefined): string | null {
+  return ms && ms > 0 ? summaryTimeFromNs(ms * 1e6) : null;
+}
+
+function containerStats(stats: cri.ContainerStats__Output, times: PodTimes | undefined, ctx: PodStatsContext): ContainerStats {
+  const attributes = stats.attributes;
+  const name = attributes?.metadata?.name || attributes?.labels[CONTAINER_NAME_LABEL] || '';
+  const entry: ContainerStats = {
+    name,
+    startTime: startTime(times?.containerStartTimeMsByName.get(name)),
+    cpu: cpuStats(stats.cpu, attributes?.id ?? '', ctx.cpuCache),
+    memory: memoryStats(stats.memory),
+  };
+  if (!ctx.onlyCpuAndMemory) {
+    entry.rootfs = fsStats(stats.writable_layer, ctx.rootfsCapacity);
+    entry.logs = fsStats(null, ctx.logsCapacity, Number(stats.cpu?.timestamp ?? 0));
+  }
+  return entry;
+}
+
+/** A pod's ephemeral storage: its containers' writable layers (and logs, when measured). */
+function ephemeralStorage(containers: ContainerStats[], capacity: FsCapacity | undefined, timeNs: number): FsStats {
+  let usedBytes = 0;
+  let inodesUsed = 0;
+  for (const container of containers) {
+    usedBytes += (container.rootfs?.usedBytes ?? 0) + (container.logs?.usedBytes ?? 0);
+    inodesUsed += (container.rootfs?.inodesUsed ?? 0) + (container.logs?.inodesUsed ?? 0);
+  }
+  return { ...fsStats(null, capacity, timeNs)!, usedBytes, inodesUsed };
+}
+
+function podRefOf(labels: Record<string, string>, metadata: cri.PodSandboxMetadata__Output | null | undefined): PodStats['podRef'] {
+  return {
+    name: metadata?.name || labels[POD_NAME_LABEL] || '',
+    namespace: metadata?.namespace || labels[POD_NAMESPACE_LABEL] || '',
+    uid: metadata?.uid || labels[POD_UID_LABEL] || '',
+  };
+}
+
+/**
+ * A pod whose sandbox was recreated may be listed twice: keep the sandbox running
+ * containers, then the newer figures, as upstream keeps only a pod's latest sandbox.
+ */
+function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodSandboxStats__Output[] {
+  const byUid = new Map<string, cri.PodSandboxStats__Output>();
+  const rank = (s: cri.PodSandboxStats__Output): [number, number] => [s.linux?.containers.length ?? 0, Number(s.linux?.cpu?.timestamp ?? 0)];
+  for (const sandbox of sandboxes) {
+    const uid = podRefOf(sandbox.attributes?.labels ?? {}, sandbox.attributes?.metadata).uid;
+    const held = byUid.get(uid);
+    if (!held) {
+      byUid.set(uid, sandbox);
+      continue;
+    }
+    const [heldContainers, heldAt] = rank(held);
+    const [containers, at] = rank(sandbox);
+    if (containers > heldContainers || (containers === heldContainers && at > heldAt)) byUid.set(uid, sandbox);
+  }
+  return [...byUid.values()];
+}
+
+/** One PodStats per pod the runtime reported sandboxes of (ListPodSandboxStats). */
+export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], ctx: PodStatsContext): PodStats[] {
+  return latestSandboxPerPod(sandboxes).map((sandbox) => {
+    const attributes = sandbox.attributes;
+    const podRef = podRefOf(attributes?.labels ?? {}, attributes?.metadata);
+    const times = ctx.podTimes(podRef.uid);
+    const linux = sandbox.linux;
+    const containers = (linux?.containers ?? []).map((stats) => containerStats(stats, times, ctx));
+    const pod: PodStats = {
+      podRef,
+      startTime: startTime(times?.startTimeMs),
+      containers,
+      cpu: cpuStats(linux?.cpu, `pod/${attributes?.id ?? ''}`, ctx.cpuCache),
+      memory: memoryStats(linux?.memory),
+    };
+    if (!ctx.onlyCpuAndMemory) {
+      pod.network = networkStats(linux?.network);
+      pod['ephemeral-storage'] = ephemeralStorage(containers, ctx.rootfsCapacity, Number(linux?.cpu?.timestamp ?? 0));
+      const processCount = value(linux?.process?.process_count);
+      if (processCount !== undefined) pod.process_stats = { process_count: processCount };
+    }
+    return pod;
+  });
+}
+
+/**
+ * Pods built from container stats alone: grouped by the pod labels every container
+ * carries, one entry per container name (the latest sample wins when a restarted
+ * container's predecessor is still listed), pod CPU and memory the containers' sums.
+ */
+export function podStatsFromContainers(stats: cri.ContainerStats__Output[], ctx: PodStatsContext): PodStats[] {
+  const byPod = new Map<string, { podRef: PodStats['podRef']; byName: Map<string, cri.ContainerStats__Output> }>();
+  for (const entry of stats) {
+    const labels = entry.attributes?.labels ?? {};
+    const podRef = podRefOf(labels, null);
+    if (!podRef.uid) continue;
+    let group = byPod.get(podRef.uid);
+    if (!group) byPod.set(podRef.uid, (group = { podRef, byName: new Map() }));
+    const name = entry.attributes?.metadata?.name || labels[CONTAINER_NAME_LABEL] || '';
+    const held = group.byName.get(name);
+    if (!held || Number(entry.cpu?.timestamp ?? 0) > Number(held.cpu?.timestamp ?? 0)) group.byName.set(name, entry);
+  }
+  return [...byPod.values()].map(({ podRef, byName }) => {
+    const times = ctx.podTimes(podRef.uid);
+    const entries = [...byName.values()];
+    const containers = entries.map((entry) => containerStats(entry, times, ctx));
+    const latestNs = Math.max(0, ...entries.map((entry) => Number(entry.cpu?.timestamp ?? 0)));
+    const pod: PodStats = {
+      podRef,
+      startTime: startTime(times?.startTimeMs),
+      containers,
+      cpu: summedCpu(containers, `pod/${podRef.uid}`, latestNs, ctx.cpuCache),
+      memory: summedMemory(containers, latestNs),
+    };
+    if (!ctx.onlyCpuAndMemory) pod['ephemeral-storage'] = ephemeralStorage(containers, ctx.rootfsCapacity, latestNs);
+    return pod;
+  });
+}
+
+function summedCpu(containers: ContainerStats[], cacheId: string, timeNs: number, cache: CpuUsageCache): CPUStats | undefined {
+  if (!containers.some((c) => c.cpu?.usageCoreNanoSeconds !== undefined)) return undefined;
+  const usageCoreNanoSeconds = containers.reduce((sum, c) => sum + (c.cpu?.usageCoreNanoSeconds ?? 0), 0);
+  return { time: timeOf(timeNs), usageNanoCores: cache.usageNanoCores(cacheId, usageCoreNanoSeconds, timeNs), usageCoreNanoSeconds };
+}
+
+function summedMemory(containers: ContainerStats[], timeNs: number): MemoryStats | undefined {
+  if (!containers.some((c) => c.memory?.workingSetBytes !== undefined)) return undefined;
+  const sum = (pick: (m: MemoryStats) => number | undefined) => containers.reduce((total, c) => total + (c.memory ? (pick(c.memory) ?? 0) : 0), 0);
+  return {
+    time: timeOf(timeNs),
+    usageBytes: sum((m) => m.usageBytes),
+    workingSetBytes: sum((m) => m.workingSetBytes),
+    rssBytes: sum((m) => m.rssBytes),
+    pageFaults: sum((m) => m.pageFaults),
+    majorPageFaults: sum((m) => m.majorPageFaults),
+  };
+}
