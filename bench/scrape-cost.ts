@@ -1,5 +1,7 @@
 // The CPU one /metrics scrape and one /stats/summary request cost shardlet at a given
-// number of running pods on the simulated runtime:
+// number of running pods on the simulated runtime, and one pass of each periodic
+// housekeeping loop (the eviction manager's, with and without ranking the pods, and
+// the image garbage collector's):
 //
 //   npm run build && node dist/bench/scrape-cost.js [--pods 500] [--workers 2] [--scrapes 20]
 //
@@ -15,13 +17,18 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { Kubelet } from '../src/main/kubelet.js';
 import { registerMetricsRoutes } from '../src/main/metrics/metrics-routes.js';
 import { parseFlags } from '../src/main/options/flags.js';
 import { mergeFlags } from '../src/main/options/kubelet-config.js';
 import { KubeletRoutes } from '../src/main/server/kubelet-routes.js';
 import { ownThreadCpuMicros } from '../src/shared/thread-cpu.js';
+import { CriClient } from '../src/shared/cri/client.js';
+import { EvictionManager } from '../src/main/eviction/eviction-manager.js';
+import { rankForEviction } from '../src/main/eviction/pod-ranking.js';
+import { parseThresholds } from '../src/main/eviction/thresholds.js';
+import { ImageGcManager } from '../src/main/images/image-gc-manager.js';
 import { BENCH_NODE_NAME, benchPods, podManifest } from './bench-pods.js';
 import { serveRoutes } from '../src/tools/route-server.js';
 
@@ -100,12 +107,58 @@ async function main(): Promise<void> {
       const bytes = Number(stdout.trim().split('\n')[0]);
       console.log(`${path.padEnd(42)} main thread ${mainMs.toFixed(1)} ms CPU, process ${processMs.toFixed(1)} ms CPU per request, ${(bytes / 1024).toFixed(0)} KiB`);
     }
+    await measureHousekeeping(kubelet, `unix://${socket}`, logger);
   } finally {
     await server.close();
     await kubelet.stop();
     process.kill(-sim.pid!, 'SIGTERM');
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** CPU of `passes` runs of `pass`, less an idle window as long, per run: [main thread, process] ms. */
+async function cpuPerPass(pass: () => Promise<unknown>): Promise<[number, number]> {
+  await pass();
+  const before = mark();
+  for (let i = 0; i < scrapes; i++) await pass();
+  const after = mark();
+  const idleStart = mark();
+  await sleep(after.atMs - before.atMs);
+  const idleEnd = mark();
+  const per = (busy: number, idle: number) => (busy - idle) / scrapes / 1000;
+  return [per(after.mainMicros - before.mainMicros, idleEnd.mainMicros - idleStart.mainMicros), per(after.processMicros - before.processMicros, idleEnd.processMicros - idleStart.processMicros)];
+}
+
+/** The eviction manager's and the image collector's passes, as they run every 10 s and 5 min. */
+async function measureHousekeeping(kubelet: Kubelet, endpoint: string, logger: Logger): Promise<void> {
+  const cri = new CriClient(endpoint, { timeoutMs: 30_000 });
+  const eviction = new EvictionManager({
+    thresholds: parseThresholds({ evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'imagefs.available': '15%' }, evictionSoft: {}, evictionSoftGracePeriodMs: {}, evictionMinimumReclaim: {} }),
+    transitionPeriodMs: 300_000,
+    maxPodGracePeriodSeconds: 0,
+    monitoringPeriodMs: 10_000,
+    nodeSummary: () => kubelet.summary.nodeSummary(),
+    summary: () => kubelet.summary.summary(false),
+    activePods: () => kubelet.podManager.pods(),
+    evict: () => undefined,
+    logger,
+  });
+  const imageGc = new ImageGcManager({ cri: () => cri, settings: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000, maxAgeMs: 0 }, periodMs: 300_000, logger });
+  const rank = async () => {
+    const summary = await kubelet.summary.summary(false);
+    const statsByUid = new Map(summary.pods.map((stats) => [stats.podRef.uid, stats]));
+    return rankForEviction(kubelet.podManager.pods().map((pod) => ({ pod, stats: statsByUid.get(pod.metadata?.uid ?? '') })), 'memory.available');
+  };
+  const lines: Array<[string, () => Promise<unknown>]> = [
+    ['eviction pass, no threshold met (every 10 s)', () => eviction.synchronize()],
+    ['eviction pass ranking every pod (under pressure)', rank],
+    ['image GC pass (every 5 min)', () => imageGc.collect()],
+  ];
+  for (const [what, pass] of lines) {
+    const [mainMs, processMs] = await cpuPerPass(pass);
+    console.log(`${what.padEnd(50)} main thread ${mainMs.toFixed(1)} ms CPU, process ${processMs.toFixed(1)} ms CPU per pass`);
+  }
+  cri.close();
 }
 
 await main();

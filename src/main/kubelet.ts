@@ -250,6 +250,7 @@ export class Kubelet {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       podPidsLimit: options.podPidsLimit,
+      maxDeadContainersPerContainer: options.maxDeadContainersPerContainer,
       podCgroups,
       clusterDNS: options.clusterDNS,
       clusterDomain: options.clusterDomain,
@@ -544,6 +545,7 @@ export class Kubelet {
       transitionPeriodMs: options.eviction.pressureTransitionPeriodMs,
       maxPodGracePeriodSeconds: options.eviction.maxPodGracePeriodSeconds,
       monitoringPeriodMs: options.eviction.monitoringPeriodMs,
+      nodeSummary: () => this.summary.nodeSummary(),
       summary: () => this.summary.summary(false),
       activePods: () =>
         this.podManager.pods().filter((pod) => {

@@ -26,6 +26,8 @@ export interface ShardSettings {
   podLogsDir: string;
   /** KubeletConfiguration.podPidsLimit; -1 or 0 means unlimited. */
   podPidsLimit: number;
+  /** Exited instances kept per container name; negative keeps all (upstream's MaxPerPodContainer). */
+  maxDeadContainersPerContainer?: number;
   /** Absent when cgroupsPerQOS is off: sandboxes then get no cgroup_parent. */
   podCgroups?: PodCgroupSettings;
   clusterDNS: string[];

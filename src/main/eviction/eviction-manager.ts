@@ -34,6 +34,9 @@ export interface EvictionManagerOptions {
   /** evictionMaxPodGracePeriod: the most a soft eviction gives a pod; 0 leaves the pod's own. */
   maxPodGracePeriodSeconds: number;
   monitoringPeriodMs: number;
+  /** The node's figures alone: read every period. */
+  nodeSummary: () => Promise<Summary>;
+  /** The node's and every pod's figures: read only when a pod has to be picked. */
   summary: () => Promise<Summary>;
   /** Pods admitted and not yet terminating, that eviction may pick from. */
   activePods: () => Pod[];
@@ -97,8 +100,7 @@ export class EvictionManager {
 
   private async pass(nowMs: number): Promise<Pod | undefined> {
     const { options } = this;
-    let summary = await options.summary();
-    let observations = observeSignals(summary);
+    let observations = observeSignals(await options.nodeSummary());
     const { conditions, actionable } = this.state.update(options.thresholds, observations, nowMs);
     this.noteConditions(conditions);
     if (actionable.length === 0) return undefined;
@@ -106,13 +108,14 @@ export class EvictionManager {
     options.logger.warn({ signal: threshold.signal, observed: observations[threshold.signal] }, 'Eviction manager: attempting to reclaim');
     if (threshold.signal !== 'memory.available' && threshold.signal !== 'pid.available' && options.reclaimDisk) {
       await options.reclaimDisk();
-      summary = await options.summary();
-      observations = observeSignals(summary);
+      observations = observeSignals(await options.nodeSummary());
       if (!stillMet(threshold, observations)) {
         options.logger.info({ signal: threshold.signal }, 'Eviction manager: able to reduce resource pressure without evicting pods');
         return undefined;
       }
     }
+    const summary = await options.summary();
+    observations = observeSignals(summary);
     const statsByUid = new Map(summary.pods.map((stats) => [stats.podRef.uid, stats]));
     const candidates = options.activePods().filter((pod) => !isCriticalPod(pod)).map((pod) => ({ pod, stats: statsByUid.get(pod.metadata?.uid ?? '') }));
     const victim = rankForEviction(candidates, threshold.signal)[0];

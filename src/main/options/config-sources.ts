@@ -68,7 +68,7 @@ const ACTED_ON_FIELDS = new Set([
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */
-const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig']);
+const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig', 'maximum-dead-containers-per-container']);
 
 /** Accepted, but named as not acted on although their top-level field is (none today). */
 const NOT_YET_FLAGS = new Set<string>();

@@ -307,6 +307,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
   for (const [field] of upstreamFlagFields(flags)) explicit[field.split('.')[0]!] ??= true;
   return {
     configDir: (flags.upstream?.['config-dir'] as string | undefined) ?? '',
+    maxDeadContainersPerContainer: (flags.upstream?.['maximum-dead-containers-per-container'] as number | undefined) ?? 1,
     bootstrapKubeconfig: (flags.upstream?.['bootstrap-kubeconfig'] as string | undefined) ?? '',
     // Upstream's --cert-dir default: <root-dir>/pki.
     certDir: (flags.upstream?.['cert-dir'] as string | undefined) || `${rootDir}/pki`,

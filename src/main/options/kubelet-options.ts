@@ -127,6 +127,8 @@ export interface KubeletOptions {
   podsPerCore: number;
   /** -1 means no pod-level limit, as upstream. */
   podPidsLimit: number;
+  /** Exited instances kept per container name (--maximum-dead-containers-per-container, 1); negative keeps all. */
+  maxDeadContainersPerContainer: number;
   clusterDNS: string[];
   clusterDomain: string;
   resolvConf: string;

@@ -51,6 +51,19 @@ export class SummaryProvider {
     return { node: this.nodeStats(node, pods, rootFs, imageFs, onlyCpuAndMemory), pods };
   }
 
+  /**
+   * The node's part alone (memory, filesystems, image filesystem, PIDs): what the
+   * eviction manager watches every period. No pod stats, so no CRI list of 500
+   * sandboxes, until a threshold is met and it has to rank pods.
+   */
+  async nodeSummary(): Promise<Summary> {
+    const cri = this.source.cri();
+    if (!cri) throw new ShardletError(ErrorCodes.CRI_UNAVAILABLE, 'the container runtime has not answered yet; no stats');
+    const imageFsInfo = cri.imageFsInfo({}).catch(() => undefined);
+    const [imageFs, node, rootFs] = await Promise.all([this.imageFs(imageFsInfo), sampleNode(true), fsCapacity(this.source.rootDir)]);
+    return { node: this.nodeStats(node, [], rootFs, imageFs, false), pods: [] };
+  }
+
   private async podStats(cri: CriClient, onlyCpuAndMemory: boolean, imageFsInfo: Promise<ImageFsInfo | undefined>): Promise<PodStats[]> {
     const [rootfsCapacity, logsCapacity] = onlyCpuAndMemory ? [] : await this.capacities(imageFsInfo);
     const ctx: PodStatsContext = {

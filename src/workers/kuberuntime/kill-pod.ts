@@ -96,14 +96,20 @@ export async function removePodFromRuntime(deps: RuntimeDeps, runtime: RuntimePo
 /** Number of exited instances kept per container name: upstream's MaxPerPodContainer default of 1. */
 export const DEAD_CONTAINERS_KEPT_PER_NAME = 1;
 
+function deadContainersKept(deps: RuntimeDeps): number {
+  const kept = deps.settings.maxDeadContainersPerContainer ?? DEAD_CONTAINERS_KEPT_PER_NAME;
+  return kept < 0 ? Infinity : kept;
+}
+
 /**
- * Removes exited containers beyond the newest one per name, created ones a newer
- * instance replaced, and dead sandboxes other than the newest, as upstream's
+ * Removes exited containers beyond the newest ones per name (as many as
+ * --maximum-dead-containers-per-container, 1 by default), created ones a newer instance replaced, and dead sandboxes other than the newest, as upstream's
  * container GC does for a live pod (it evicts every container that is not running).
  * Resolves with the IDs it removed: the relist will report them gone, and that is
  * not news to the pod.
  */
 export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<string[]> {
+  const kept = deadContainersKept(deps);
   const exitedSeenByName = new Map<string, number>();
   const removedIds: string[] = [];
   const removals: Array<Promise<void>> = [];
@@ -119,7 +125,7 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
     if (container.state !== 'exited') continue;
     const seen = exitedSeenByName.get(container.name) ?? 0;
     exitedSeenByName.set(container.name, seen + 1);
-    if (seen >= DEAD_CONTAINERS_KEPT_PER_NAME) removeContainer(container.id);
+    if (seen >= kept) removeContainer(container.id);
   }
   const sandboxesInUse = new Set(runtime.containers.map((c) => c.sandboxId));
   for (const sandbox of runtime.sandboxes.slice(1)) {

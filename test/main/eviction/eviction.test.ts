@@ -86,6 +86,7 @@ test('the manager evicts one pod per pass, the hungriest best-effort first, neve
     transitionPeriodMs: 300_000,
     maxPodGracePeriodSeconds: 0,
     monitoringPeriodMs: 10_000,
+    nodeSummary: async () => summary(available),
     summary: async () => summary(available, [podStats('hog', 300), podStats('modest', 32), podStats('critical', 900)]),
     activePods: () => [...active],
     evict: (victim, grace, message) => {

@@ -61,6 +61,22 @@ test('a live pod keeps its newest exited container but loses a never-started one
   assert.deepEqual(calls, ['RemoveContainer stranded']);
 });
 
+test('exited instances beyond --maximum-dead-containers-per-container go, newest kept; a negative value keeps them all', async () => {
+  // Newest first, as the runtime status lists them.
+  const instances = [container('e3', 'exited', 3), container('e2', 'exited', 2), container('e1', 'exited', 1), container('side', 'exited', 1, 'side')];
+  const { deps, calls } = recordingDeps();
+  await removeDeadInstances(deps, pod(instances));
+  assert.deepEqual(calls, ['RemoveContainer e2', 'RemoveContainer e1'], 'the default keeps one per name');
+  const two = recordingDeps();
+  two.deps.settings.maxDeadContainersPerContainer = 2;
+  await removeDeadInstances(two.deps, pod(instances));
+  assert.deepEqual(two.calls, ['RemoveContainer e1']);
+  const all = recordingDeps();
+  all.deps.settings.maxDeadContainersPerContainer = -1;
+  await removeDeadInstances(all.deps, pod(instances));
+  assert.deepEqual(all.calls, []);
+});
+
 test('removing a pod removes containers, sandbox and its log directory, and does not stop the stopped sandbox again', async () => {
   const { deps, calls } = recordingDeps();
   const logDir = join(deps.settings.podLogsDir, `shop_web-0_${POD_UID}`);
