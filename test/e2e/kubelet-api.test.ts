@@ -82,7 +82,7 @@ before(async () => {
   adminKubeconfig = await api.writeKubeconfig(join(workDir, 'admin.kubeconfig'), { user: 'admin' });
   nodeKubeconfig = await api.writeKubeconfig(join(workDir, 'node.kubeconfig'), { user: 'kubelet', nodeName: NODE });
   // Upstream's v1beta1 defaults apart from the client CA: anonymous off, webhook authn on, Webhook authz.
-  const config = writeConfig('kubelet.yaml', { authentication: { x509: { clientCAFile: api.caFile } } });
+  const config = writeConfig('kubelet.yaml', { authentication: { x509: { clientCAFile: api.caFile } }, podLogsDir: join(workDir, 'pod-logs') });
   healthzPort = await freePort();
   kubelet = await startKubelet({
     runtimeEndpoint: sim.endpoint,
@@ -91,15 +91,18 @@ before(async () => {
     workDir: join(workDir, 'node'),
     extraArgs: [`--kubeconfig=${nodeKubeconfig}`, `--config=${config}`, '--address=127.0.0.1', '--node-ip=127.0.0.1', `--healthz-port=${healthzPort}`],
   });
-  const podFile = join(workDir, 'web.yaml');
-  writeFileSync(podFile, stringify({
+  const pod = (name: string, command: string) => ({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'web', namespace: 'default' },
-    spec: { containers: [{ name: 'main', image: 'busybox:1.35', command: ['sh', '-c', 'sleep 3600'] }] },
-  }));
+    metadata: { name, namespace: 'default' },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.35', command: ['sh', '-c', command] }] },
+  });
+  const podFile = join(workDir, 'pods.yaml');
+  writeFileSync(podFile, [stringify(pod('web', 'sleep 3600')), stringify(pod('talker', 'echo hello from talker; sleep 3600'))].join('---\n'));
   await kubectl('apply', '-f', podFile);
-  await waitUntil(async () => JSON.parse(await kubectl('get', 'pod', 'web', '-o', 'json')).status?.phase === 'Running', TIMEOUT_MS, 'pod web Running');
+  for (const name of ['web', 'talker']) {
+    await waitUntil(async () => JSON.parse(await kubectl('get', 'pod', name, '-o', 'json')).status?.phase === 'Running', TIMEOUT_MS, `pod ${name} Running`);
+  }
 });
 
 after(async () => {
@@ -165,6 +168,20 @@ describe('the kubelet API on :10250', () => {
     assert.equal(configz.kubeletconfig.authorization.mode, 'Webhook');
     assert.equal(configz.kubeletconfig.syncFrequency, '1m0s');
     assert.equal(configz.kubeletconfig.authentication.x509.clientCAFile, api.caFile);
+  });
+
+  test('kubectl logs reaches /containerLogs through the API server and the auth chain', async () => {
+    const logs = await waitUntil(async () => (await kubectl('logs', 'talker')) || false, TIMEOUT_MS, 'talker\'s log');
+    assert.equal(logs, 'hello from talker\n');
+  });
+
+  test('kubectl get --raw .../proxy/stats/summary and /metrics: the stats and metrics routes behind the server', async () => {
+    const summary = JSON.parse(await kubectl('get', '--raw', `/api/v1/nodes/${NODE}/proxy/stats/summary`));
+    assert.equal(summary.node.nodeName, NODE);
+    assert.ok(summary.pods.some((entry: { podRef: { name: string } }) => entry.podRef.name === 'web'));
+    const metrics = await kubectl('get', '--raw', `/api/v1/nodes/${NODE}/proxy/metrics`);
+    assert.match(metrics, /^kubelet_running_pods \d+$/m);
+    assert.match(metrics, /^kubelet_http_requests_total\{.*path="pods".*server_type="readwrite".*\} \d+$/m);
   });
 
   test('the plain healthz port answers ok', async () => {
