@@ -67,6 +67,9 @@ async function main(): Promise<void> {
     `--pod-manifest-path=${manifestDir}`,
     `--root-dir=${join(workDir, 'root')}`,
     '--read-only-port=0',
+    // The routes are served by the test's own adapter: no :10250 server, no fixed healthz port.
+    '--enable-server=false',
+    '--healthz-port=0',
     `--workers=${values.workers}`,
     `--max-pods=${pods + 10}`,
     `--hostname-override=${BENCH_NODE_NAME}`,

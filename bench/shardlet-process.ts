@@ -62,7 +62,10 @@ export class ShardletProcess {
     // podLogsDir has no flag upstream: a config file keeps the run's pod logs out of /var/log/pods.
     const configPath = join(launch.workDir, 'kubelet-config.json');
     mkdirSync(podLogsDir, { recursive: true });
-    writeFileSync(configPath, JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir }));
+    // Standalone runs have no client for webhook authn/authz (a config file's defaults): off, as upstream's standalone guide sets them.
+    const standaloneAuth = launch.kubeconfig ? {} : { authentication: { webhook: { enabled: false } }, authorization: { mode: 'AlwaysAllow' } };
+    writeFileSync(configPath, JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir, ...standaloneAuth }));
+    const apiPort = await freePort();
     const pulls = launch.imagePulls.serialize
       ? ['--serialize-image-pulls=true']
       : ['--serialize-image-pulls=false', `--max-parallel-image-pulls=${launch.imagePulls.maxParallel}`];
@@ -74,6 +77,10 @@ export class ShardletProcess {
         `--config=${configPath}`,
         `--root-dir=${rootDir}`,
         `--read-only-port=${port}`,
+        // Never the fixed 10250 / 10248: other runs may share the machine.
+        '--address=127.0.0.1',
+        `--port=${apiPort}`,
+        '--healthz-port=0',
         `--workers=${launch.workers}`,
         `--max-pods=${launch.maxPods}`,
         `--hostname-override=${BENCH_NODE_NAME}`,

@@ -28,6 +28,10 @@ import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
 import { KubeletRoutes } from './server/kubelet-routes.js';
+import { KubeletApi } from './server/kubelet-api.js';
+import { addDefaultRoutes } from './server/default-routes.js';
+import { runningPods } from './server/running-pods.js';
+import type { Health } from './server/healthz.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
 import { containerLogsRoute } from './logs/container-logs-route.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
@@ -80,6 +84,8 @@ export class Kubelet {
   private storage?: PodStorage;
   private syncLoop?: SyncLoop;
   private server?: ReadOnlyServer;
+  /** The kubelet API (:10250) and the healthz port. */
+  private kubeletApi?: KubeletApi;
   /**
    * The kubelet API's own CRI channel (streaming URLs, container status for logs,
    * stats, log reopening): operator-initiated calls, never on a pod's start path,
@@ -213,6 +219,7 @@ export class Kubelet {
     this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.server?.close();
+    await this.kubeletApi?.stop();
     await this.shards?.close();
     await this.containerLogs?.stop();
     this.apiCri?.close();
@@ -307,6 +314,7 @@ export class Kubelet {
       cri,
       logger,
       kubeletVersion: kubeletVersion(),
+      kubeletPort: this.kubeletApi?.port,
       pressure: () => this.eviction?.conditions() ?? new Set(),
     });
     this.nodeStatus = nodeStatus;
@@ -412,6 +420,8 @@ export class Kubelet {
     if (options.kubeconfig) {
       const cluster: ClusterMode = await import('./cluster-mode.js');
       if (options.bootstrapKubeconfig) await this.bootstrapClientCertificate(cluster);
+      // serverTLSBootstrap asks with the client certificate; the server is listening meanwhile.
+      void this.kubeletApi?.bootstrapServingCertificate(this.abort.signal);
       const clients = cluster.loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
       logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
       const statusManager = new cluster.StatusManager(clients, logger);
@@ -467,13 +477,20 @@ export class Kubelet {
     }
   }
 
+  /** /healthz everywhere: ok once start() finished and while the sync loop keeps up. */
+  private health(): Health {
+    return this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' };
+  }
+
   private async startServer(): Promise<void> {
+    this.kubeletApi = new KubeletApi({ options: this.options, routes: this.kubeletRoutes(), healthy: () => this.health(), logger: this.logger });
+    await this.kubeletApi.start();
     if (this.options.readOnlyPort === 0) return;
     this.server = new ReadOnlyServer(
       {
         pods: () => this.podManager.pods(),
         statusOf: (uid: string): PodStatus | undefined => this.statuses.get(uid),
-        healthy: () => (this.started ? this.syncLoop!.health(Date.now(), this.options.syncFrequencyMs) : { ok: false, reason: 'shardlet is starting' }),
+        healthy: () => this.health(),
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
         threadCpu: () => this.threadCpu(),
@@ -487,6 +504,19 @@ export class Kubelet {
   /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
   private kubeletRoutes(): KubeletRoutes {
     const routes = new KubeletRoutes();
+    addDefaultRoutes(
+      routes,
+      {
+        healthy: () => this.health(),
+        pods: () => this.podManager.pods().map((pod) => ({ ...pod, status: this.statuses.get(pod.metadata?.uid ?? '') ?? pod.status })),
+        runningPods: () => {
+          if (!this.apiCri) throw new Error('the container runtime is not ready yet');
+          return runningPods(this.apiCri);
+        },
+        resolvedConfig: this.options.kubeletServer.resolvedConfig,
+      },
+      this.options.kubeletServer.enableDebuggingHandlers,
+    );
     registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
     routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, splitStreams: this.options.featureGates.PodLogsQuerySplitStreams === true, logger: this.logger }));
     for (const route of streamingRoutes(

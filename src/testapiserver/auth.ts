@@ -1,8 +1,8 @@
 // Authentication as kube-apiserver's x509 and bearer-token authenticators do it:
 // a client certificate signed by our CA (CN = user, O = groups), a static token,
 // a bootstrap token (bootstrap-token.ts) or a service-account JWT this server
-// issued through TokenRequest. Everyone
-// authenticated may do everything: there is no authorizer.
+// issued through TokenRequest. Everyone authenticated may do everything here:
+// the rule table of access-reviews.ts only answers SubjectAccessReviews.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -83,7 +83,11 @@ export class Authenticator {
     }
     const header = req.headers.authorization;
     if (!header?.startsWith('Bearer ')) return undefined;
-    const token = header.slice('Bearer '.length).trim();
+    return this.identityOfToken(header.slice('Bearer '.length).trim());
+  }
+
+  /** Whose token this is (static, bootstrap or service-account), or undefined; what TokenReview answers. */
+  identityOfToken(token: string): ClientIdentity | undefined {
     return this.tokens.get(token) ?? this.bootstrapTokens?.(token) ?? this.verifyServiceAccountToken(token);
   }
 }

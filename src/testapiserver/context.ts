@@ -1,5 +1,6 @@
 // What every handler needs: storage, the authenticator and the server's options.
 import type { Logger } from 'pino';
+import type { AccessRules } from './access-rules.js';
 import type { Authenticator } from './auth.js';
 import type { ResourceDef } from './resources.js';
 import type { Store } from './store.js';
@@ -11,6 +12,10 @@ export const DEFAULT_WATCH_TIMEOUT_SECONDS = 1800; // upstream's minRequestTimeo
 export interface ServerContext {
   store: Store;
   authenticator: Authenticator;
+  /** The client certificate the server shows kubelets (nodes/proxy, pods/log, exec, …). */
+  kubeletClient: () => Promise<{ certPem: string; keyPem: string }>;
+  /** Decides SubjectAccessReviews (tests grant and revoke). */
+  accessRules: AccessRules;
   defaultNodeName?: string;
   bookmarkIntervalMs: number;
   logger?: Logger;

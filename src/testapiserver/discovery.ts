@@ -20,9 +20,29 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   approval: ['get', 'patch', 'update'],
   binding: ['create'],
   token: ['create'],
+  eviction: ['create'],
+  log: ['get'],
+  exec: ['create', 'get'],
+  attach: ['create', 'get'],
+  portforward: ['create', 'get'],
+  proxy: ['create', 'delete', 'get', 'patch', 'update'],
 };
 
-const SUBRESOURCE_KINDS: Record<string, string> = { binding: 'Binding', token: 'TokenRequest' };
+const SUBRESOURCE_KINDS: Record<string, string> = {
+  binding: 'Binding',
+  token: 'TokenRequest',
+  eviction: 'Eviction',
+  exec: 'PodExecOptions',
+  attach: 'PodAttachOptions',
+  portforward: 'PodPortForwardOptions',
+  proxy: 'NodeProxyOptions',
+};
+
+/** Subresources whose kind lives in another group (kubectl drain finds Eviction's group/version here). */
+const SUBRESOURCE_GROUP_VERSIONS: Record<string, { group: string; version: string }> = {
+  token: { group: 'authentication.k8s.io', version: 'v1' },
+  eviction: { group: 'policy', version: 'v1' },
+};
 
 function resourceEntries(def: ResourceDef): object[] {
   const main = {
@@ -38,7 +58,7 @@ function resourceEntries(def: ResourceDef): object[] {
     name: `${def.plural}/${sub}`,
     singularName: '',
     namespaced: def.namespaced,
-    ...(SUBRESOURCE_KINDS[sub] && sub === 'token' ? { group: 'authentication.k8s.io', version: 'v1' } : {}),
+    ...(SUBRESOURCE_GROUP_VERSIONS[sub] ?? {}),
     kind: SUBRESOURCE_KINDS[sub] ?? def.kind,
     verbs: SUBRESOURCE_VERBS[sub] ?? ['get'],
   }));

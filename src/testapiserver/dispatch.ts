@@ -9,7 +9,9 @@ import { SERVER_VERSION, apiGroupDocument, apiGroupList, apiResourceList, apiVer
 import { readJson, sendJson } from './http-util.js';
 import { openApiV3Document, openApiV3Root } from './openapi.js';
 import { parseResourcePath, splitApiPath } from './router.js';
-import { bindPodTo, requestToken } from './subresources.js';
+import { bindPodTo, evictPod, requestToken } from './subresources.js';
+import { subjectAccessReview, tokenReview } from './access-reviews.js';
+import { kubeletTargetOf, proxyRequest } from './kubelet-proxy.js';
 import { toTable, wantsTable } from './table.js';
 import type { ClientIdentity } from './tls.js';
 import { serveWatch } from './watch.js';
@@ -82,7 +84,10 @@ async function serveResource(ctx: ServerContext, request: ResourceRequest, verb:
     return sendJson(res, 200, wantsTable(req.headers.accept) && !sub ? toTable(request.key, [obj], obj.metadata.resourceVersion ?? '', request.query.get('includeObject')) : obj);
   }
   const body = await readJson(req);
+  if (verb === 'create' && request.key === 'tokenreviews.authentication.k8s.io') return sendJson(res, 201, tokenReview(ctx, body));
+  if (verb === 'create' && request.key === 'subjectaccessreviews.authorization.k8s.io') return sendJson(res, 201, subjectAccessReview(ctx, body));
   if (verb === 'create' && sub === 'binding') return sendJson(res, 201, bindPodTo(ctx, request, body));
+  if (verb === 'create' && sub === 'eviction') return sendJson(res, 201, evictPod(ctx, request, body));
   if (verb === 'create' && sub === 'token') return sendJson(res, 201, requestToken(ctx, request, body));
   if (verb === 'create' && !sub && !request.name) return sendJson(res, 201, createObject(ctx, request, body));
   if (verb === 'update' && request.name) return sendJson(res, 200, updateObject(ctx, request, body));
@@ -96,6 +101,11 @@ export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: Se
   const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
   if (req.method === 'GET' && serveFixedPath(req, res, url.pathname)) return;
   if (req.method === 'GET' && serveDiscovery(res, url.pathname)) return;
+  const kubeletTarget = kubeletTargetOf(ctx, url);
+  if (kubeletTarget) {
+    count(req.method === 'GET' ? 'get' : 'create', kubeletTarget.resource);
+    return proxyRequest(req, res, kubeletTarget, await ctx.kubeletClient());
+  }
   const gv = splitApiPath(url.pathname);
   const request = gv && parseResourcePath(gv, url.searchParams);
   if (!request) throw notFoundPath(url.pathname);

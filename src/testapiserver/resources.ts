@@ -17,8 +17,8 @@ export interface ResourceDef {
 const CRUD = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
 export const RESOURCES: ResourceDef[] = [
-  { group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], verbs: CRUD, subresources: ['status', 'binding'], categories: ['all'] },
-  { group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], verbs: CRUD, subresources: ['status'] },
+  { group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], verbs: CRUD, subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward'], categories: ['all'] },
+  { group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], verbs: CRUD, subresources: ['status', 'proxy'] },
   { group: '', version: 'v1', plural: 'namespaces', singular: 'namespace', kind: 'Namespace', namespaced: false, shortNames: ['ns'], verbs: CRUD, subresources: ['status'] },
   { group: '', version: 'v1', plural: 'configmaps', singular: 'configmap', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], verbs: CRUD, subresources: [] },
   { group: '', version: 'v1', plural: 'secrets', singular: 'secret', kind: 'Secret', namespaced: true, verbs: CRUD, subresources: [] },
@@ -27,6 +27,9 @@ export const RESOURCES: ResourceDef[] = [
   { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease', namespaced: true, verbs: CRUD, subresources: [] },
   { group: 'certificates.k8s.io', version: 'v1', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest', kind: 'CertificateSigningRequest', namespaced: false, shortNames: ['csr'], verbs: CRUD, subresources: ['approval', 'status'] },
   { group: 'events.k8s.io', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], verbs: CRUD, subresources: [] },
+  // Reviews are created and answered, never stored.
+  { group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', singular: 'tokenreview', kind: 'TokenReview', namespaced: false, verbs: ['create'], subresources: [] },
+  { group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', singular: 'subjectaccessreview', kind: 'SubjectAccessReview', namespaced: false, verbs: ['create'], subresources: [] },
 ];
 
 /** Storage key of a resource: `pods`, `leases.coordination.k8s.io`. */

@@ -1,10 +1,14 @@
 // startTestApiServer: the HTTPS server tests and the bench talk to, with its
 // CA, storage and request counters; restart() keeps all three and the port.
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { unauthorized } from './api-error.js';
+import type { Duplex } from 'node:stream';
+import { AccessRules, type AccessRule } from './access-rules.js';
+import { ApiError, unauthorized } from './api-error.js';
+import { KUBELET_CLIENT_IDENTITY, kubeletTargetOf, proxyUpgrade } from './kubelet-proxy.js';
 import { Authenticator } from './auth.js';
 import { authenticateBootstrapToken } from './bootstrap-token.js';
 import { CsrController, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-controller.js';
@@ -14,7 +18,7 @@ import { sendError } from './http-util.js';
 import { clientIdentityOf, type KubeconfigIdentity, writeKubeconfigFile } from './kubeconfig.js';
 import { seedCluster } from './seed.js';
 import { DEFAULT_WATCH_HISTORY_SIZE, Store } from './store.js';
-import { CertificateAuthority } from './tls.js';
+import { CertificateAuthority, type ClientIdentity } from './tls.js';
 import { loadServerState, pkiDirOf, saveSigningKey, savePort, StoreSaver } from './state-dir.js';
 
 export interface TestApiServerOptions {
@@ -48,8 +52,10 @@ export interface TestApiServer {
   caFile: string;
   store: Store;
   writeKubeconfig(file: string, identity: KubeconfigIdentity): Promise<string>;
-  /** PEMs for a client of your own (undici, node:https) speaking as this identity. */
-  clientCredentials(identity: KubeconfigIdentity): Promise<ClientCredentials>;
+  /** PEMs for a client of your own (undici, node:https) speaking as this identity, or as any user and groups. */
+  clientCredentials(identity: KubeconfigIdentity | ClientIdentity): Promise<ClientCredentials>;
+  /** Grant a SubjectAccessReview rule (who may do what on nodes/<subresource>); returns its revocation. */
+  allow(rule: AccessRule): () => void;
   /** Accept `token` as a bearer token for this user and groups. */
   addToken(token: string, user: string, groups?: string[]): void;
   /** Requests served, keyed `<verb> <resource>[/<subresource>]`, e.g. `patch pods/status`. */
@@ -93,6 +99,7 @@ function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, coun
       dispatch(ctx, req, res, count, user).catch((err: unknown) => sendError(res, err));
     },
   );
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void serveUpgrade(ctx, req, socket, head, counts));
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -104,6 +111,25 @@ function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, coun
       resolve({ server, sockets });
     });
   });
+}
+
+/** Upgrades (exec, attach, port-forward, proxied WebSockets) go to the kubelet as raw sockets. */
+async function serveUpgrade(ctx: ServerContext, req: IncomingMessage, socket: Duplex, head: Buffer, counts: Map<string, number>): Promise<void> {
+  socket.on('error', () => socket.destroy());
+  const refuse = (err: ApiError) => {
+    const body = JSON.stringify(err.toStatus());
+    socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+  if (!ctx.authenticator.authenticate(req)) return refuse(unauthorized());
+  try {
+    const target = kubeletTargetOf(ctx, new URL(req.url ?? '/', 'https://apiserver.invalid'));
+    if (!target) return refuse(new ApiError(400, 'BadRequest', `upgrade is not served for ${req.url}`));
+    const key = `${req.method === 'GET' ? 'get' : 'create'} ${target.resource}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    proxyUpgrade(req, socket, head, target, await ctx.kubeletClient());
+  } catch (err) {
+    refuse(err instanceof ApiError ? err : new ApiError(500, 'InternalError', (err as Error).message));
+  }
 }
 
 async function close(ctx: ServerContext, listener: Listener): Promise<void> {
@@ -128,6 +154,8 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     logger: options.logger,
     openWatches: new Set(),
     caPem: ca.ca.certPem,
+    kubeletClient: () => ca.clientCert(KUBELET_CLIENT_IDENTITY),
+    accessRules: new AccessRules(),
   };
   if (saved.snapshot) ctx.store.restore(saved.snapshot);
   else seedCluster(ctx.store, ca.ca.certPem);
@@ -159,9 +187,10 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     store: ctx.store,
     writeKubeconfig: (file, identity) => writeKubeconfigFile(file, url, ca, identity),
     clientCredentials: async (identity) => {
-      const pair = await ca.clientCert(clientIdentityOf(identity));
+      const pair = await ca.clientCert('groups' in identity ? identity : clientIdentityOf(identity));
       return { caPem: ca.ca.certPem, certPem: pair.certPem, keyPem: pair.keyPem };
     },
+    allow: (rule) => ctx.accessRules.allow(rule),
     addToken: (token, user, groups = []) => authenticator.addToken(token, { user, groups: [...groups, 'system:authenticated'] }),
     requestCount: () => Object.fromEntries(counts),
     resetRequestCount: () => counts.clear(),

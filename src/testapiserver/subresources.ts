@@ -1,8 +1,11 @@
-// The POST-only subresources: pods/binding (what a scheduler sends) and
-// serviceaccounts/token (TokenRequest, for projected service-account tokens).
+// The POST-only subresources: pods/binding (what a scheduler sends),
+// serviceaccounts/token (TokenRequest, for projected service-account tokens) and
+// pods/eviction (policy/v1 Eviction, what kubectl drain sends: a graceful delete,
+// no PodDisruptionBudgets here).
 import { badRequest, invalid } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
 import { getObject, refOf } from './crud.js';
+import { deleteObject } from './delete.js';
 import { bindPod } from './defaults.js';
 import type { KubeObject } from './types.js';
 
@@ -18,6 +21,14 @@ export function bindPodTo(ctx: ServerContext, request: ResourceRequest, body: un
   }
   bindPod(pod, target);
   ctx.store.update(refOf(request), pod);
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+}
+
+/** As the eviction REST: the pod is deleted with the Eviction's deleteOptions; 201 Success. */
+export function evictPod(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
+  const eviction = body as { kind?: string; deleteOptions?: unknown } | undefined;
+  if (eviction?.kind !== undefined && eviction.kind !== 'Eviction') throw badRequest(`expected an Eviction, got ${eviction.kind}`);
+  deleteObject(ctx, { ...request, subresource: undefined }, eviction?.deleteOptions);
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 }
 

@@ -32,6 +32,9 @@ before(async () => {
     'imageGCLowThresholdPercent: 0',
     // 0s would mean upstream's default of 2m (a zero duration takes the default).
     'imageMinimumGCAge: 1s',
+    // Standalone: webhook authn/authz (a config file's defaults) need a client, so off, as upstream's standalone guide.
+    'authentication: {webhook: {enabled: false}}',
+    'authorization: {mode: AlwaysAllow}',
     '',
   ].join('\n'));
   kubelet = await startKubelet({ runtimeEndpoint: containerd.endpoint, workers: 1, workDir, extraArgs: ['--config', config, '--image-gc-period=2s'] });

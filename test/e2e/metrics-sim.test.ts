@@ -60,6 +60,9 @@ before(async () => {
     `--pod-manifest-path=${manifestDir}`,
     `--root-dir=${join(workDir, 'root')}`,
     '--read-only-port=0',
+    // The routes are served by the test's own adapter: no :10250 server, no fixed healthz port.
+    '--enable-server=false',
+    '--healthz-port=0',
     `--workers=${WORKERS}`,
     `--hostname-override=${NODE}`,
   ]);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CriClient } from '../../src/shared/cri/client.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
-import { PACKAGE_ROOT } from '../helpers/kubelet-process.js';
+import { kubeletServerPortArgs, PACKAGE_ROOT } from '../helpers/kubelet-process.js';
 
 const CLI = join(PACKAGE_ROOT, 'dist/src/main/cli.js');
 const EXIT_TIMEOUT_MS = 60_000;
@@ -36,8 +36,8 @@ after(async () => {
 });
 
 /** Runs shardlet to its exit in its own process group; the group is killed if it outlives the timeout. */
-function runShardlet(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+async function runShardlet(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...(await kubeletServerPortArgs(args)), ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -83,4 +83,21 @@ test('a taken --read-only-port: exit 1, one line naming the flag and port, no po
   } finally {
     cri.close();
   }
+});
+
+test('a taken --port (the kubelet API): exit 1, one line naming the flag and port', async () => {
+  const { code, stderr } = await runShardlet([
+    `--container-runtime-endpoint=${sim.endpoint}`,
+    `--root-dir=${join(workDir, 'root-api')}`,
+    '--read-only-port=0',
+    '--address=127.0.0.1',
+    `--port=${takenPort}`,
+    '--workers=1',
+    '--hostname-override=test-node',
+  ]);
+
+  assert.equal(code, 1);
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+  assert.equal(lines.length, 1, `one line on stderr, no stack:\n${stderr}`);
+  assert.match(lines[0], new RegExp(`--port ${takenPort}: listen tcp 127\\.0\\.0\\.1:${takenPort}: bind: address already in use`));
 });

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
-import { PACKAGE_ROOT, signalGroup, spawnShardlet, waitUntil, type ShardletChild } from '../helpers/kubelet-process.js';
+import { kubeletServerPortArgs, PACKAGE_ROOT, signalGroup, spawnShardlet, waitUntil, type ShardletChild } from '../helpers/kubelet-process.js';
 import { flagValue, prepareRealNode, type RealNode } from './real-node-fixture.js';
 
 const run = promisify(execFile);
@@ -36,8 +36,8 @@ interface Case {
 const CASES: Case[] = [
   {
     fixture: 'kubeadm',
-    notActedOn: ['--pod-infra-container-image', 'authentication', 'healthzPort'],
-    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates', 'cgroupDriver'],
+    notActedOn: ['--pod-infra-container-image'],
+    actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates', 'cgroupDriver', 'authentication', 'authorization', 'healthzPort'],
     warnings: [/^Flag --pod-infra-container-image has been deprecated, will be removed in 1\.35/],
   },
   {
@@ -48,15 +48,15 @@ const CASES: Case[] = [
   },
   {
     fixture: 'openshift',
-    notActedOn: ['--minimum-container-ttl-duration', '--volume-plugin-dir', '--cloud-provider', 'serverTLSBootstrap', 'tlsCipherSuites', 'featureGates'],
-    actedOn: ['maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override'],
+    notActedOn: ['--minimum-container-ttl-duration', '--volume-plugin-dir', '--cloud-provider', 'featureGates'],
+    actedOn: ['maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override', 'serverTLSBootstrap', 'tlsCipherSuites', 'tlsMinVersion', 'authentication'],
     labels: { 'node-role.kubernetes.io/worker': '', 'node.openshift.io/os_id': 'rhcos' },
     warnings: [/^Flag --minimum-container-ttl-duration has been deprecated, Use --eviction-hard or --eviction-soft instead/],
   },
   {
     fixture: 'k3s',
-    notActedOn: ['--anonymous-auth', '--authorization-mode', '--tls-cert-file', '--fail-swap-on', '--eviction-minimum-reclaim', 'authentication', 'tlsCertFile'],
-    actedOn: ['--eviction-hard', '--config-dir', '--cluster-dns', 'staticPodPath', 'readOnlyPort'],
+    notActedOn: ['--fail-swap-on'],
+    actedOn: ['--eviction-hard', '--eviction-minimum-reclaim', '--config-dir', '--cluster-dns', 'staticPodPath', 'readOnlyPort', '--anonymous-auth', '--authorization-mode', '--tls-cert-file', '--client-ca-file', 'authentication', 'tlsCertFile'],
     warnings: [/^Flag --eviction-hard has been deprecated, This parameter should be set via the config file/],
   },
 ];
@@ -86,7 +86,7 @@ describe('real nodes\' kubelet command lines start shardlet', () => {
       const node = prepareRealNode(join(FIXTURES, testCase.fixture), join(workDir, testCase.fixture), sim.endpoint);
       const nodeName = (flagValue(node.args, 'hostname-override') ?? hostname()).toLowerCase();
       await provideFiles(node, nodeName);
-      const kubelet = startShardlet(node);
+      const kubelet = await startShardlet(node);
       try {
         const registered = await waitUntil(() => nodeObject(nodeName, kubelet), TIMEOUT_MS, `Node ${nodeName} registered`);
         assert.match(registered.status.nodeInfo.kubeletVersion, /^v1\.34\.0-shardlet\.\d+\.\d+\.\d+/);
@@ -133,10 +133,14 @@ interface RunningShardlet extends ShardletChild {
   stop(): Promise<void>;
 }
 
-/** The real command line; only --root-dir is added when the unit leaves it at /var/lib/kubelet. */
-function startShardlet(node: RealNode): RunningShardlet {
+/**
+ * The real command line; only --root-dir is added when the unit leaves it at
+ * /var/lib/kubelet, and a free --port and --healthz-port=0 (a test must not bind
+ * 10250 or 10248).
+ */
+async function startShardlet(node: RealNode): Promise<RunningShardlet> {
   const rootDir = flagValue(node.args, 'root-dir') === undefined ? [`--root-dir=${node.inRoot('var/lib/kubelet')}`] : [];
-  const shardlet = spawnShardlet([...node.args, ...rootDir]);
+  const shardlet = spawnShardlet([...node.args, ...rootDir, ...(await kubeletServerPortArgs([]))]);
   return { ...shardlet, stop: () => signalGroup(shardlet.child, 'SIGTERM') };
 }
 

@@ -60,6 +60,9 @@ before(async () => {
     `--pod-manifest-path=${manifestDir}`,
     `--root-dir=${join(workDir, 'root')}`,
     '--read-only-port=0',
+    // In the test's process: no :10250 server, no fixed healthz port.
+    '--enable-server=false',
+    '--healthz-port=0',
     `--workers=${WORKERS}`,
     '--hostname-override=loss-node',
     '--file-check-frequency=1s',

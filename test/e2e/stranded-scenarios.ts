@@ -58,7 +58,11 @@ export function strandedScenarios(getRuntime: () => Promise<RuntimeUnderTest>): 
     podLogsDir = join(workDir, 'pod-logs');
     mkdirSync(join(workDir, 'manifests'), { recursive: true });
     const configPath = join(workDir, 'kubelet-config.yaml');
-    writeFileSync(configPath, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    // Standalone (no kubeconfig): the webhook authn/authz defaults of a config file need a client, so off, as upstream's standalone guide sets them.
+    writeFileSync(
+      configPath,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\nauthentication: {webhook: {enabled: false}}\nauthorization: {mode: AlwaysAllow}\n`,
+    );
     // The adopted pod's manifest pins its UID, so it names the pod the stranded objects belong to.
     const adopted = podFor('adopted', ADOPTED_UID, runtime.image);
     writeManifest('adopted.yaml', manifest('adopted', adopted.spec, { uid: ADOPTED_UID }));

@@ -14,7 +14,10 @@ const POLL_MS = 200;
 
 export interface KubeletProcess {
   child: ChildProcess;
+  /** The read-only port. */
   port: number;
+  /** The kubelet API's port (--port), unless the test gave its own. */
+  apiPort?: number;
   manifestDir: string;
   rootDir: string;
   /** Every JSON log line so far. */
@@ -41,7 +44,9 @@ export async function startKubelet(options: {
   const rootDir = join(workDir, 'root');
   mkdirSync(manifestDir, { recursive: true });
   const port = await freePort();
+  const serverArgs = await kubeletServerPortArgs(options.extraArgs ?? []);
   const { child, logs, stderr } = spawnShardlet([
+    ...serverArgs,
     `--container-runtime-endpoint=${options.runtimeEndpoint}`,
     `--pod-manifest-path=${manifestDir}`,
     `--root-dir=${rootDir}`,
@@ -52,9 +57,11 @@ export async function startKubelet(options: {
     '--v=4',
     ...(options.extraArgs ?? []),
   ]);
+  const apiPortArg = serverArgs.find((arg) => arg.startsWith('--port='));
   const kubelet: KubeletProcess = {
     child,
     port,
+    apiPort: apiPortArg ? Number(apiPortArg.slice('--port='.length)) : undefined,
     manifestDir,
     rootDir,
     logs,
@@ -77,6 +84,19 @@ export async function startKubelet(options: {
     }
   }, 60_000, 'shardlet /healthz');
   return kubelet;
+}
+
+/**
+ * A free --port (the kubelet API, 10250 by default) and --healthz-port=0 (no
+ * 10248), unless `args` give their own: tests run side by side and must never
+ * bind the fixed ports. Put them before `args` so a test's own flags win.
+ */
+export async function kubeletServerPortArgs(args: readonly string[]): Promise<string[]> {
+  const given = (flag: string) => args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  const extra: string[] = [];
+  if (!given('--port')) extra.push(`--port=${await freePort()}`);
+  if (!given('--healthz-port')) extra.push('--healthz-port=0');
+  return extra;
 }
 
 export interface ShardletChild {

@@ -36,7 +36,8 @@ export async function startInProcessKubelet(options: {
   const configPath = join(workDir, 'kubelet.yaml');
   writeFileSync(
     configPath,
-    stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir, staticPodPath: manifestDir, fileCheckFrequency: '1s', ...options.config }),
+    // The adapter serves the routes itself: no :10250 server and no healthz port (tests must not bind fixed ports).
+    stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir, staticPodPath: manifestDir, fileCheckFrequency: '1s', enableServer: false, healthzPort: 0, ...options.config }),
   );
   const flags = parseFlags([
     `--config=${configPath}`,

@@ -42,6 +42,8 @@ export interface NodeStatusManagerConfig {
   kubeletVersion: string;
   /** The machine as cadvisor would report it; read from the host (rootDir's file system) when absent. */
   machine?: MachineInfo;
+  /** The port the kubelet API server bound, published as daemonEndpoints.kubeletEndpoint.Port. */
+  kubeletPort?: number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => ReadonlySet<string>;
 }
@@ -211,6 +213,7 @@ export class NodeStatusManager {
     const node = initialNode(options, this.machine!, this.runtimeVersion(), kubeletVersion, {
       health: this.health(now.getTime()),
       now,
+      kubeletPort: this.config.kubeletPort,
     });
     // As the VersionInfo setter's error: the field stays empty until the runtime answers.
     if (!this.runtime.version) node.status!.nodeInfo!.containerRuntimeVersion = '';
@@ -304,7 +307,7 @@ export class NodeStatusManager {
   /** The setters applied to the stored node's status. */
   private computeStatus(original: V1Node, now: Date): V1NodeStatus {
     const { options, kubeletVersion } = this.config;
-    const status = nodeStatus(options, this.machine!, this.runtimeVersion(), kubeletVersion);
+    const status = nodeStatus(options, this.machine!, this.runtimeVersion(), kubeletVersion, { kubeletPort: this.config.kubeletPort });
     status.conditions = nodeConditions(original.status?.conditions, this.health(now.getTime()), now);
     if (!this.runtime.version) {
       // As the VersionInfo setter's error: the runtime version stays what the node had.

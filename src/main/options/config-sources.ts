@@ -62,14 +62,17 @@ const ACTED_ON_FIELDS = new Set([
   'imageGCHighThresholdPercent', 'imageGCLowThresholdPercent', 'imageMinimumGCAge', 'imageMaximumGCAge',
   'evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim', 'evictionPressureTransitionPeriod', 'evictionMaxPodGracePeriod',
   'containerLogMaxSize', 'containerLogMaxFiles', 'containerLogMaxWorkers', 'containerLogMonitorInterval',
+  // The kubelet API server (:10250) and healthz.
+  'enableServer', 'address', 'port', 'tlsCertFile', 'tlsPrivateKeyFile', 'tlsMinVersion', 'tlsCipherSuites', 'serverTLSBootstrap',
+  'authentication', 'authorization', 'enableDebuggingHandlers', 'healthzPort', 'healthzBindAddress',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */
 const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig', 'maximum-dead-containers-per-container']);
 
-/** Accepted, but waiting for the :10250 server that would use the serving certificate. */
+/** Accepted, but named as not acted on although their top-level field is (none today). */
 const NOT_YET_FLAGS = new Set<string>();
-const NOT_YET_FIELDS = new Set(['serverTLSBootstrap']);
+const NOT_YET_FIELDS = new Set<string>();
 
 /** Settings given (file fields as field paths, flags as --name) that shardlet does not act on yet. */
 export function settingsNotActedOn(explicitFields: Readonly<Record<string, unknown>>, flags: KubeletFlags): string[] {

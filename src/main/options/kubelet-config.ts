@@ -15,7 +15,8 @@ import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamF
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
 import { parseBytes } from '../../shared/quantity.js';
-import type { ContainerLogOptions, KubeletOptions, NodeTaint } from './kubelet-options.js';
+import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeTaint } from './kubelet-options.js';
+import { findServerConfigProblem } from './kubelet-server-validation.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
@@ -27,6 +28,10 @@ const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
 const NODE_STATUS_REPORT_FREQUENCY_MS = 300_000;
 const RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
 const IMAGE_MINIMUM_GC_AGE_MS = 120_000;
+/** authentication.webhook.cacheTTL, authorization.webhook.cacheAuthorizedTTL and cacheUnauthorizedTTL defaults. */
+const WEBHOOK_TOKEN_CACHE_TTL_MS = 120_000;
+const WEBHOOK_AUTHORIZED_CACHE_TTL_MS = 300_000;
+const WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS = 30_000;
 
 /** Upstream defaults for fields whose Go type is not a pointer: a zero value ("", 0, "0s") also means unset. */
 const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
@@ -108,7 +113,11 @@ const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
  * Upstream's applyLegacyDefaults: with no --config the command line keeps its old
  * defaults (read-only port 10255, anonymous auth on, no webhook authn/authz).
  */
-const LEGACY_DEFAULTS_WITHOUT_CONFIG: Readonly<Record<string, unknown>> = { readOnlyPort: DEFAULT_READ_ONLY_PORT };
+const LEGACY_DEFAULTS_WITHOUT_CONFIG: Readonly<Record<string, unknown>> = {
+  readOnlyPort: DEFAULT_READ_ONLY_PORT,
+  authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+  authorization: { mode: 'AlwaysAllow' },
+};
 
 /** Flags that set a KubeletConfiguration field, with the field they set. */
 const FLAG_FIELDS: ReadonlyArray<[keyof KubeletFlags, string, string]> = [
@@ -213,8 +222,7 @@ export async function resolveKubeletOptions(flags: KubeletFlags, env: ResolveEnv
 
 /**
  * Upstream loads tlsCertFile and tlsPrivateKeyFile at start-up and fails when they
- * cannot be read; shardlet does not serve :10250 yet, but a node whose files are
- * missing must fail here as it would with the upstream kubelet.
+ * cannot be read: checked here, before anything starts, naming the field.
  */
 async function checkServingFiles(options: KubeletOptions): Promise<void> {
   for (const [field, flag, path] of [['tlsCertFile', 'tls-cert-file', options.tlsCertFile], ['tlsPrivateKeyFile', 'tls-private-key-file', options.tlsPrivateKeyFile]] as const) {
@@ -249,7 +257,7 @@ async function loadAndMerge(flags: KubeletFlags, env: ResolveEnv): Promise<Kubel
 export function mergeFlags(config: KubeletConfigFile | undefined, flags: KubeletFlags, env: ResolveEnv = DEFAULT_ENV): KubeletOptions {
   const fileFields = config?.fields ?? {};
   const legacy = !config || config.dropInsOnly === true;
-  const fields = applyConfigDefaults(legacy ? { ...LEGACY_DEFAULTS_WITHOUT_CONFIG, ...fileFields } : fileFields);
+  const fields = applyConfigDefaults(legacy ? mergeFields(LEGACY_DEFAULTS_WITHOUT_CONFIG, fileFields) : fileFields);
   const flagByField = new Map<string, string>();
   for (const [field, value, flagName] of upstreamFlagFields(flags)) {
     setFieldPath(fields, field, zeroDurationFlag(field, value) ? ZERO_MEANS_DEFAULT[field] : value);
@@ -263,7 +271,7 @@ export function mergeFlags(config: KubeletConfigFile | undefined, flags: Kubelet
   if (fileFields.serializeImagePulls === undefined && flags.serializeImagePulls === undefined) {
     fields.serializeImagePulls = defaultSerializeImagePulls(fields.maxParallelImagePulls as number | undefined);
   }
-  const problem = findConfigProblem(fields);
+  const problem = findConfigProblem(fields) ?? findServerConfigProblem(fields);
   if (problem) throw problemError(problem, config, flagByField);
   return buildOptions(fields, flags, config, env);
 }
@@ -342,6 +350,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     eviction: evictionSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),
+    kubeletServer: serverSettings(fields),
     containerLogs: containerLogSettings(fields),
   };
 }
@@ -384,6 +393,45 @@ function evictionSettings(fields: Record<string, unknown>, flags: KubeletFlags):
     pressureTransitionPeriodMs: fields.evictionPressureTransitionPeriod as number,
     maxPodGracePeriodSeconds: (fields.evictionMaxPodGracePeriod as number | undefined) ?? 0,
     monitoringPeriodMs: flags.evictionMonitoringPeriodMs || EVICTION_MONITORING_PERIOD_MS,
+  };
+}
+
+/** The :10250 server's settings, with upstream's v1beta1 defaults for the nested authentication and authorization fields. */
+function serverSettings(fields: Record<string, unknown>): KubeletServerOptions {
+  const nested = (path: string): unknown => path.split('.').reduce<unknown>((value, key) => (isPlainObject(value) ? value[key] : undefined), fields);
+  // 0s means unset for these TTLs (metav1.Duration, not a pointer), as upstream's defaulting.
+  const ttlMs = (path: string, defaultMs: number): number => (nested(path) as number | undefined) || defaultMs;
+  const clientCAFile = (nested('authentication.x509.clientCAFile') as string | undefined) ?? '';
+  const authentication = {
+    x509: clientCAFile ? { clientCAFile } : {},
+    webhook: { enabled: (nested('authentication.webhook.enabled') as boolean | undefined) ?? true, cacheTTL: ttlMs('authentication.webhook.cacheTTL', WEBHOOK_TOKEN_CACHE_TTL_MS) },
+    anonymous: { enabled: (nested('authentication.anonymous.enabled') as boolean | undefined) ?? false },
+  };
+  const authorization = {
+    mode: (nested('authorization.mode') as string | undefined) || 'Webhook',
+    webhook: {
+      cacheAuthorizedTTL: ttlMs('authorization.webhook.cacheAuthorizedTTL', WEBHOOK_AUTHORIZED_CACHE_TTL_MS),
+      cacheUnauthorizedTTL: ttlMs('authorization.webhook.cacheUnauthorizedTTL', WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS),
+    },
+  };
+  return {
+    enableServer: fields.enableServer as boolean,
+    address: fields.address as string,
+    port: fields.port as number,
+    tlsMinVersion: (fields.tlsMinVersion as string | undefined) ?? '',
+    tlsCipherSuites: (fields.tlsCipherSuites as string[] | undefined) ?? [],
+    clientCAFile,
+    anonymousAuth: authentication.anonymous.enabled,
+    webhookAuthentication: authentication.webhook.enabled,
+    webhookAuthenticationCacheTtlMs: authentication.webhook.cacheTTL,
+    authorizationMode: authorization.mode,
+    webhookAuthorizedCacheTtlMs: authorization.webhook.cacheAuthorizedTTL,
+    webhookUnauthorizedCacheTtlMs: authorization.webhook.cacheUnauthorizedTTL,
+    enableDebuggingHandlers: fields.enableDebuggingHandlers as boolean,
+    fineGrainedAuthz: (fields.featureGates as Record<string, boolean> | undefined)?.KubeletFineGrainedAuthz ?? true,
+    healthzBindAddress: fields.healthzBindAddress as string,
+    healthzPort: fields.healthzPort as number,
+    resolvedConfig: { ...structuredClone(fields), authentication, authorization },
   };
 }
 

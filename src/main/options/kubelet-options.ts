@@ -18,6 +18,35 @@ export interface StartupNotices {
   notActedOn: string[];
 }
 
+/** The kubelet API server (:10250), its authentication and authorization, and the localhost healthz port. */
+export interface KubeletServerOptions {
+  /** enableServer: false serves no :10250 at all. */
+  enableServer: boolean;
+  address: string;
+  port: number;
+  /** Go's names as given ("VersionTLS12", "TLS_ECDHE_…"); '' and [] keep the defaults. */
+  tlsMinVersion: string;
+  tlsCipherSuites: string[];
+  /** authentication.x509.clientCAFile; '' accepts no client certificates. */
+  clientCAFile: string;
+  anonymousAuth: boolean;
+  webhookAuthentication: boolean;
+  webhookAuthenticationCacheTtlMs: number;
+  /** authorization.mode as given: AlwaysAllow or Webhook (checked at start-up). */
+  authorizationMode: string;
+  webhookAuthorizedCacheTtlMs: number;
+  webhookUnauthorizedCacheTtlMs: number;
+  /** false answers logs, exec, attach, portForward, run and containerLogs as upstream does when they are off. */
+  enableDebuggingHandlers: boolean;
+  /** KubeletFineGrainedAuthz: /pods, /healthz, /configz authorized as their own subresource before nodes/proxy. */
+  fineGrainedAuthz: boolean;
+  healthzBindAddress: string;
+  /** 0 disables the plain-HTTP healthz server. */
+  healthzPort: number;
+  /** The resolved KubeletConfiguration fields (durations in ms), for /configz. */
+  resolvedConfig: Record<string, unknown>;
+}
+
 /** Container log rotation (upstream's ContainerLogManager policy). */
 export interface ContainerLogOptions {
   /** containerLogMaxSize as bytes: a live log file at least this big is rotated. */
@@ -140,6 +169,8 @@ export interface KubeletOptions {
   nodeStatusMaxImages: number;
   nodeLeaseDurationSeconds: number;
 
+  // Kubelet API server (:10250) and healthz.
+  kubeletServer: KubeletServerOptions;
   // Container logs.
   containerLogs: ContainerLogOptions;
 }

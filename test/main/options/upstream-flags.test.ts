@@ -96,13 +96,13 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, maps merged,
   }
 });
 
-test('bootstrap settings are carried, --cert-dir defaults to <root-dir>/pki, and only the serving certificate (no :10250 server yet) is named as not acted on', () => {
+test('bootstrap settings are carried, --cert-dir defaults to <root-dir>/pki, and the serving certificate bootstrap is acted on', () => {
   const options = mergeFlags(undefined, parseFlags(['--root-dir=/srv/kubelet', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--rotate-certificates', '--rotate-server-certificates']), env);
   assert.equal(options.certDir, '/srv/kubelet/pki');
   assert.equal(options.bootstrapKubeconfig, '/etc/kubernetes/bootstrap-kubelet.conf');
   assert.equal(options.rotateCertificates, true);
   assert.equal(options.serverTLSBootstrap, true);
-  assert.deepEqual(options.startupNotices.notActedOn, ['serverTLSBootstrap', '--rotate-server-certificates']);
+  assert.deepEqual(options.startupNotices.notActedOn, []);
   assert.equal(mergeFlags(undefined, parseFlags(['--cert-dir=/pki']), env).certDir, '/pki');
 });
 

@@ -1,0 +1,58 @@
+// What a request to the kubelet API asks for, in the API server's terms, as
+// upstream's nodeAuthorizerAttributesGetter builds it for the authorizer: verb from
+// the HTTP method, resource `nodes`, the node's name, and a subresource by path.
+// With KubeletFineGrainedAuthz (on by default since 1.33) /pods, /runningpods,
+// /healthz and /configz are first checked as their own subresource and then, as
+// before the feature, as nodes/proxy: either one allows the request.
+
+export interface RequestAttributes {
+  verb: string;
+  resource: 'nodes';
+  subresource: string;
+  /** The node's name. */
+  name: string;
+  path: string;
+}
+
+/** Upstream's mapping of HTTP methods to API verbs, and HEAD read as the GET it mirrors; other methods get no verb. */
+const VERB_BY_METHOD: Readonly<Record<string, string>> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+/** Paths with one subresource of their own. */
+const SINGLE_SUBRESOURCE_PATHS: ReadonlyArray<[string, string]> = [
+  ['/stats', 'stats'],
+  ['/metrics', 'metrics'],
+  ['/logs', 'log'],
+  ['/checkpoint', 'checkpoint'],
+];
+
+/** Paths checked as a fine-grained subresource first, then as nodes/proxy. */
+const FINE_GRAINED_PATHS: ReadonlyArray<[string, string]> = [
+  ['/pods', 'pods'],
+  ['/runningpods', 'pods'],
+  ['/healthz', 'healthz'],
+  ['/configz', 'configz'],
+];
+
+/** As upstream's isSubpath: the path itself or anything below it ("/stats" matches "/stats/summary", not "/statsx"). */
+export function isSubpath(path: string, parent: string): boolean {
+  const trimmed = parent.replace(/\/$/, '');
+  return path === trimmed || path.startsWith(`${trimmed}/`);
+}
+
+/** The attributes to authorize, in order; the first one allowed lets the request through. */
+export function requestAttributes(method: string, path: string, nodeName: string, fineGrained = true): RequestAttributes[] {
+  const verb = VERB_BY_METHOD[method] ?? '';
+  const attributes = (subresource: string): RequestAttributes => ({ verb, resource: 'nodes', subresource, name: nodeName, path });
+  const single = SINGLE_SUBRESOURCE_PATHS.find(([prefix]) => isSubpath(path, prefix));
+  if (single) return [attributes(single[1])];
+  const fine = FINE_GRAINED_PATHS.find(([prefix]) => isSubpath(path, prefix));
+  if (fine && fineGrained) return [attributes(fine[1]), attributes('proxy')];
+  return [attributes('proxy')];
+}
