@@ -2,58 +2,42 @@
 // runs upstream's syncLoop timers. Start-up follows upstream's order: the runtime
 // must answer (Version, Status) before any pod is synced.
 import { mkdir } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
-import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podFullName, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
-import type { KubeClients } from './apiclient/kube-client.js';
+import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import type { ClusterConnection } from './cluster-connection.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
 import { UrlSource } from './config/url-source.js';
 import { admitPod } from '../shared/admission/admit-pod.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
-import { ImageGcManager } from './images/image-gc-manager.js';
 import { setProbeCountSource } from './metrics/probe-metrics.js';
-import { EvictionManager } from './eviction/eviction-manager.js';
-import { EvictedPods } from './eviction/evicted-pods.js';
-import { parseThresholds } from './eviction/thresholds.js';
 import { detectHostIP } from './node-ip.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import { PodManager } from './pod/pod-manager.js';
 import { PodWorkers } from './podworkers/pod-workers.js';
 import { ReadOnlyServer } from './server/read-only-server.js';
-import { KubeletRoutes } from './server/kubelet-routes.js';
+import type { KubeletRoutes } from './server/kubelet-routes.js';
+import { kubeletApiRoutes } from './server/kubelet-api-routes.js';
+import { NodeProtection } from './node-protection.js';
 import { KubeletApi } from './server/kubelet-api.js';
-import { addDefaultRoutes } from './server/default-routes.js';
-import { runningPods } from './server/running-pods.js';
 import type { Health } from './server/healthz.js';
-import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
-import { containerLogsRoute } from './logs/container-logs-route.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
-import { streamingRoutes } from './streaming/streaming-routes.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
 import { TerminalStatusRecords } from './status/terminal-status-records.js';
-import type { StatusManager } from './status/status-manager.js';
-import type { MirrorPods } from './status/mirror-pods.js';
-import type { EventRecorder } from './events/event-recorder.js';
-import type { NodeStatusManager } from './nodestatus/node-status-manager.js';
-import { kubeletVersion } from './version.js';
-import type { PodApiDataProvider } from './apidata/pod-api-data.js';
 import { nodeObject, podObject } from '../shared/events/event-types.js';
-import { isPodStatusByKubeletEqual } from './status/status-equality.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
 import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metrics.js';
-import { registerMetricsRoutes } from './metrics/metrics-routes.js';
 import { SummaryProvider } from './stats/summary-provider.js';
 import { podTimesFromStatus } from './stats/pod-times.js';
 
@@ -92,21 +76,12 @@ export class Kubelet {
    * so they neither queue behind nor delay the shards' syncs.
    */
   private apiCri?: CriClient;
-  private imageGc?: ImageGcManager;
-  private eviction?: EvictionManager;
-  private readonly evicted = new EvictedPods();
-  /** kubepods and its QoS tiers (cgroupsPerQOS); the shards make each pod's own cgroup in it. */
-  private readonly qosCgroups: QosCgroups;
+  /** Pod cgroups, image GC and eviction. */
+  private readonly protection: NodeProtection;
   /** Rotates running containers' log files (containerLogMaxSize / containerLogMaxFiles). */
   private containerLogs?: ContainerLogManager;
-  /** Renews the client certificate (rotateCertificates with a bootstrapped certificate). */
-  private certificateRotation?: { stop(): void };
-  /** Cluster mode only (--kubeconfig). */
-  private statusManager?: StatusManager;
-  private mirrorPods?: MirrorPods;
-  private events?: EventRecorder;
-  private nodeStatus?: NodeStatusManager;
-  private apiData?: PodApiDataProvider;
+  /** Cluster mode only (--kubeconfig): the API server's side of the kubelet. */
+  private cluster?: ClusterConnection;
   private readonly sources: Array<{ stop(): void | Promise<void> }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly expectedSources: string[] = [];
@@ -124,7 +99,7 @@ export class Kubelet {
   ) {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
-    this.qosCgroups = new QosCgroups(options, logger);
+    this.protection = new NodeProtection(options, logger);
     this.metrics = new KubeletMetrics({ nodeName: options.nodeName, criCalls: this.criCalls, shardStats: () => this.shardStats() });
     this.summary = new SummaryProvider({
       nodeName: options.nodeName,
@@ -158,7 +133,7 @@ export class Kubelet {
     });
     this.containerLogs.start();
 
-    const podCgroups = await this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
+    const podCgroups = await this.protection.prepareCgroups();
 
     const pulls = new PullCoordinator({
       serializeImagePulls: options.serializeImagePulls,
@@ -185,7 +160,7 @@ export class Kubelet {
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
       admit: (pod, activePods) => {
-        const rejection = this.eviction?.admit(pod);
+        const rejection = this.protection.admit(pod);
         return rejection ? { admit: false, ...rejection } : admitPod(pod, activePods, admissionNode);
       },
       onRejected: (pod, reason, message) => {
@@ -195,29 +170,27 @@ export class Kubelet {
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
       onPodForgotten: (uid) => {
         this.startup.forget(uid);
-        this.apiData?.forgetPod(uid);
-        this.statusManager?.forget(uid);
+        this.cluster?.apiData.forgetPod(uid);
+        this.cluster?.statusManager.forget(uid);
         this.terminalRecords.forget(uid);
-        this.evicted.forget(uid);
+        this.protection.forget(uid);
       },
     });
     this.storage = new PodStorage((update: PodUpdate) => this.syncLoop!.handleConfigUpdate(update), logger);
     await this.takeRuntimeInventory();
     await this.startSources();
     this.startTimers();
-    this.startImageGc();
-    this.startEviction();
+    this.startNodeProtection();
     this.started = true;
   }
 
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
-    this.imageGc?.stop();
+    this.protection.stop();
     setProbeCountSource(undefined);
-    this.eviction?.stop();
-    this.certificateRotation?.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
+    await this.cluster?.stop();
     await this.server?.close();
     await this.kubeletApi?.stop();
     await this.shards?.close();
@@ -271,7 +244,7 @@ export class Kubelet {
         const firstSync = this.runtimeKnownPods.claimFirstSync(request.pod.metadata?.uid ?? '');
         if (firstSync && request.kind === 'sync') request.runtimeKnownEmpty = true;
         // The shard never talks to the API server: the objects the pod refers to travel with the request.
-        if (this.apiData && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.apiData.dataFor(request.pod);
+        if (this.cluster && request.kind === 'sync' && isApiPod(request.pod)) request.apiData = await this.cluster.apiData.dataFor(request.pod);
         const operation: PodWorkerOperation = request.kind !== 'sync' ? 'kill' : firstSync ? 'create' : 'sync';
         const startedAt = performance.now();
         try {
@@ -285,8 +258,8 @@ export class Kubelet {
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
-        if (pod.spec) this.statuses.set(pod, this.evicted.overlay(pod.metadata?.uid ?? '', result.status));
-        if (kind === 'terminated' && isApiPod(pod)) this.statusManager?.podTerminated(pod);
+        if (pod.spec) this.statuses.set(pod, this.protection.statusOf(pod.metadata?.uid ?? '', result.status));
+        if (kind === 'terminated' && isApiPod(pod)) this.cluster?.statusManager.podTerminated(pod);
         // A finished static pod still in its source: remember it is finished, across restarts.
         else if (kind === 'terminated' && this.podManager.get(pod.metadata?.uid ?? '')) this.terminalRecords.record(pod.metadata?.uid ?? '', result.status);
         for (const event of result.events) this.onPodEvent(pod, event);
@@ -304,53 +277,18 @@ export class Kubelet {
     };
   }
 
-  /** Node registration, node status every nodeStatusUpdateFrequency, and the node Lease heartbeat. */
-  private async startNodeStatus(cluster: ClusterMode, clients: KubeClients): Promise<void> {
-    const { options, logger } = this;
-    const cri = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
-    const nodeStatus = new cluster.NodeStatusManager({
-      clients,
-      options,
-      cri,
-      logger,
-      kubeletVersion: kubeletVersion(),
-      kubeletPort: this.kubeletApi?.port,
-      pressure: () => this.eviction?.conditions() ?? new Set(),
-    });
-    this.nodeStatus = nodeStatus;
-    const lease = new cluster.NodeLeaseController({
-      clients,
-      nodeName: options.nodeName,
-      leaseDurationSeconds: options.nodeLeaseDurationSeconds,
-      logger,
-      nodeUid: () => nodeStatus.nodeUid(),
-    });
-    await nodeStatus.start();
-    lease.start();
-    this.sources.push(lease, nodeStatus, { stop: () => cri.close() });
-  }
-
   /** Housekeeping in cluster mode: one current mirror pod per running static pod, showing its status. */
   private reconcileMirrorPods(): void {
-    if (!this.mirrorPods) return;
-    const staticPods = this.podManager
-      .pods()
-      .filter((pod) => !isApiPod(pod) && this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing');
-    this.mirrorPods.reconcile(staticPods, (fullName) => this.podManager.mirrorOf(fullName), this.podManager.mirrorPods());
-    for (const pod of staticPods) {
-      const mirror = this.podManager.mirrorOf(podFullName(pod));
-      const status = this.statuses.get(pod.metadata?.uid ?? '');
-      if (mirror && status && !isPodStatusByKubeletEqual(mirror.status ?? {}, status)) {
-        this.statusManager?.setPodStatus(mirror, status);
-      }
-    }
+    if (!this.cluster) return;
+    const running = this.podManager.pods().filter((pod) => !isApiPod(pod) && this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing');
+    this.cluster.reconcileMirrorPods(running, this.podManager, (uid) => this.statuses.get(uid));
   }
 
   /** A pod event from a shard: logged at debug (upstream's V(3) event log) and, in cluster mode, recorded. */
   private onPodEvent(pod: Pod, event: PodEventRecord): void {
     this.logger.debug({ pod: podRef(pod), type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
     const meta = pod.metadata ?? {};
-    this.events?.record({
+    this.cluster?.events.record({
       involvedObject: podObject({ name: meta.name ?? '', namespace: meta.namespace ?? '', uid: meta.uid ?? '' }, event.fieldPath),
       type: event.type,
       reason: event.reason,
@@ -380,75 +318,25 @@ export class Kubelet {
     }
   }
 
-  /**
-   * Upstream's TLS bootstrap (--bootstrap-kubeconfig): a kubeconfig whose client
-   * certificate is valid is kept; otherwise the bootstrap credentials ask for one
-   * (a CSR for system:node:<name>) and the kubeconfig is written to use it. With
-   * rotateCertificates, the certificate in --cert-dir is renewed before it expires;
-   * new API requests read the renewed file through the kubeconfig's symlink.
-   */
-  private async bootstrapClientCertificate(cluster: ClusterMode): Promise<void> {
-    const { options, logger } = this;
-    const outcome = await cluster.ensureClientCertificate({
-      kubeconfigPath: options.kubeconfig,
-      bootstrapKubeconfigPath: options.bootstrapKubeconfig,
-      certDir: options.certDir,
-      nodeName: options.nodeName,
-      logger,
-      signal: this.abort.signal,
-    });
-    logger.info({ source: outcome.source, kubeconfig: outcome.kubeconfigPath }, 'Client certificate ready');
-    if (!options.rotateCertificates) return;
-    if (!(await new cluster.CertificateStore(options.certDir, cluster.KUBELET_CLIENT_PREFIX).current())) {
-      logger.info({ certDir: options.certDir }, 'rotateCertificates: the kubeconfig does not use a certificate from --cert-dir; nothing to rotate');
-      return;
-    }
-    const rotation = new cluster.ClientCertificateRotation({
-      certDir: options.certDir,
-      kubeconfigPath: options.kubeconfig,
-      bootstrapKubeconfigPath: options.bootstrapKubeconfig,
-      nodeName: options.nodeName,
-      logger,
-    });
-    await rotation.start();
-    this.certificateRotation = rotation;
-  }
-
   private async startSources(): Promise<void> {
     const { options, logger } = this;
     const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
     if (options.kubeconfig) {
       const cluster: ClusterMode = await import('./cluster-mode.js');
-      if (options.bootstrapKubeconfig) await this.bootstrapClientCertificate(cluster);
-      // serverTLSBootstrap asks with the client certificate; the server is listening meanwhile.
-      void this.kubeletApi?.bootstrapServingCertificate(this.abort.signal);
-      const clients = cluster.loadKubeClients(options.kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
-      logger.info({ server: clients.server }, 'Cluster mode: pods from the API server');
-      const statusManager = new cluster.StatusManager(clients, logger);
-      this.statusManager = statusManager;
-      this.mirrorPods = new cluster.MirrorPods(clients, options.nodeName, logger, () => this.nodeStatus?.nodeUid());
-      this.apiData = new cluster.PodApiDataProvider({
-        clients,
-        logger,
-        onObjectChanged: (uids) => uids.forEach((uid) => this.podWorkers!.syncNow(uid)),
-      });
-      this.events = new cluster.EventRecorder({
-        clients,
-        nodeName: options.nodeName,
-        logger,
-        qps: options.eventRecordQPS,
-        burst: options.eventBurst,
-      });
-      this.statuses.onChange(({ pod, status }) => {
-        // A static pod's status is shown on its mirror pod.
-        const target = isApiPod(pod) ? pod : this.podManager.mirrorOf(podFullName(pod));
-        if (target) statusManager.setPodStatus(target, status);
-      });
       this.expectedSources.push(API_SOURCE);
-      const source = new cluster.ApiSource({ clients, nodeName: options.nodeName, logger, onUpdate: emit });
-      await source.start();
-      this.sources.push(source, statusManager, this.events, this.apiData);
-      await this.startNodeStatus(cluster, clients);
+      this.cluster = await cluster.ClusterConnection.connect({
+        options,
+        logger,
+        signal: this.abort.signal,
+        criCalls: this.criCalls,
+        podManager: this.podManager,
+        statuses: this.statuses,
+        emit,
+        syncNow: (uid) => this.podWorkers!.syncNow(uid),
+        bootstrapServingCertificate: async () => this.kubeletApi?.bootstrapServingCertificate(this.abort.signal),
+        kubeletPort: this.kubeletApi?.port,
+        pressure: () => this.protection.conditions(),
+      });
     }
     if (options.staticPodPath) {
       this.expectedSources.push(FILE_SOURCE);
@@ -483,7 +371,7 @@ export class Kubelet {
   }
 
   private async startServer(): Promise<void> {
-    this.kubeletApi = new KubeletApi({ options: this.options, routes: this.kubeletRoutes(), healthy: () => this.health(), logger: this.logger });
+    this.kubeletApi = new KubeletApi({ options: this.options, routes: this.apiRoutes(), healthy: () => this.health(), logger: this.logger });
     await this.kubeletApi.start();
     if (this.options.readOnlyPort === 0) return;
     this.server = new ReadOnlyServer(
@@ -501,29 +389,18 @@ export class Kubelet {
     this.readOnlyPort = await this.server.listen(this.options.readOnlyPort, '--read-only-port');
   }
 
-  /** Every endpoint of the kubelet API (:10250), each concern registering its own paths. */
-  private kubeletRoutes(): KubeletRoutes {
-    const routes = new KubeletRoutes();
-    addDefaultRoutes(
-      routes,
-      {
-        healthy: () => this.health(),
-        pods: () => this.podManager.pods().map((pod) => ({ ...pod, status: this.statuses.get(pod.metadata?.uid ?? '') ?? pod.status })),
-        runningPods: () => {
-          if (!this.apiCri) throw new Error('the container runtime is not ready yet');
-          return runningPods(this.apiCri);
-        },
-        resolvedConfig: this.options.kubeletServer.resolvedConfig,
-      },
-      this.options.kubeletServer.enableDebuggingHandlers,
-    );
-    registerMetricsRoutes(routes, { metrics: this.metrics, summary: this.summary, logger: this.logger });
-    routes.add(containerLogsRoute({ podByName: (namespace, name) => this.podManager.getByName(namespace, name), statusOf: (uid) => this.statuses.get(uid), cri: () => this.apiCri, splitStreams: this.options.featureGates.PodLogsQuerySplitStreams === true, logger: this.logger }));
-    for (const route of streamingRoutes(
-      { pods: () => this.podManager.pods(), mirrorPods: () => this.podManager.mirrorPods(), cri: () => this.apiCri },
-      { idleTimeoutMs: this.options.streamingConnectionIdleTimeoutMs, logger: this.logger },
-    )) routes.add(route);
-    return routes;
+  /** The kubelet API's route table (:10250); tests also serve it on a plain port. */
+  apiRoutes(): KubeletRoutes {
+    return kubeletApiRoutes({
+      options: this.options,
+      podManager: this.podManager,
+      statusOf: (uid) => this.statuses.get(uid),
+      healthy: () => this.health(),
+      cri: () => this.apiCri,
+      metrics: this.metrics,
+      summary: this.summary,
+      logger: this.logger,
+    });
   }
 
   private startTimers(): void {
@@ -538,55 +415,21 @@ export class Kubelet {
     });
     every(RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
-    void this.qosCgroups.update(this.podManager.pods());
-    every(QOS_UPDATE_PERIOD_MS, () => void this.qosCgroups.update(this.podManager.pods()));
   }
 
-  /** Upstream's StartGarbageCollection for images (containers are collected by each pod's own sync). */
-  private startImageGc(): void {
-    const { options, logger } = this;
-    this.imageGc = new ImageGcManager({
+  /** Upstream's garbage collection and eviction manager, and the QoS tiers' upkeep. */
+  private startNodeProtection(): void {
+    const { options } = this;
+    this.protection.start({
       cri: () => this.apiCri,
-      settings: options.imageGC,
-      periodMs: options.imageGC.periodMs,
-      logger,
+      summary: this.summary,
+      pods: () => this.podManager.pods(),
+      activePods: () => this.podManager.pods().filter((pod) => this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing'),
+      kill: (pod, gracePeriodSeconds) => this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds }),
+      onPodEvent: (pod, event) => this.onPodEvent(pod, event),
       onNodeEvent: (type, reason, message) =>
-        this.events?.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),
+        this.cluster?.events.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),
     });
-    this.imageGc.start();
-  }
-
-  /** Upstream's eviction manager: node pressure conditions, admission under pressure, one eviction per period. */
-  private startEviction(): void {
-    const { options, logger } = this;
-    this.eviction = new EvictionManager({
-      thresholds: parseThresholds({
-        evictionHard: options.evictionHard,
-        evictionSoft: options.eviction.soft,
-        evictionSoftGracePeriodMs: options.eviction.softGracePeriodMs,
-        evictionMinimumReclaim: options.eviction.minimumReclaim,
-      }),
-      transitionPeriodMs: options.eviction.pressureTransitionPeriodMs,
-      maxPodGracePeriodSeconds: options.eviction.maxPodGracePeriodSeconds,
-      monitoringPeriodMs: options.eviction.monitoringPeriodMs,
-      nodeSummary: () => this.summary.nodeSummary(),
-      summary: () => this.summary.summary(false),
-      activePods: () =>
-        this.podManager.pods().filter((pod) => {
-          const uid = pod.metadata?.uid ?? '';
-          return this.podWorkers!.phaseOf(uid) === 'syncing' && !this.evicted.has(uid);
-        }),
-      evict: (pod, gracePeriodSeconds, message) => {
-        this.evicted.record(pod.metadata?.uid ?? '', message);
-        this.onPodEvent(pod, { type: 'Warning', reason: 'Evicted', message, timestampMs: Date.now() });
-        this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds });
-      },
-      reclaimDisk: async () => {
-        await this.imageGc?.collect();
-      },
-      logger,
-    });
-    this.eviction.start();
   }
 
   /** Terminal records found at start whose pods no source has any more go, once the sources are ready. */

@@ -13,7 +13,6 @@ import { pino } from 'pino';
 import { Kubelet } from '../../src/main/kubelet.js';
 import { parseFlags } from '../../src/main/options/flags.js';
 import { mergeFlags } from '../../src/main/options/kubelet-config.js';
-import type { KubeletRoutes } from '../../src/main/server/kubelet-routes.js';
 import { CriClient } from '../../src/shared/cri/client.js';
 import { ensureContainerd } from '../../src/tools/containerd-env.js';
 import { waitUntil } from '../helpers/kubelet-process.js';
@@ -78,7 +77,7 @@ before(async () => {
   ]);
   kubelet = new Kubelet(mergeFlags(undefined, flags), pino({ level: 'warn' }));
   await kubelet.start();
-  routes = await serveRoutes((kubelet as unknown as { kubeletRoutes(): KubeletRoutes }).kubeletRoutes());
+  routes = await serveRoutes(kubelet.apiRoutes());
   await waitUntil(
     async () => kubelet.podManager.pods().some((pod) => kubelet.statuses.get(pod.metadata!.uid!)?.phase === 'Running'),
     POD_TIMEOUT_MS,

@@ -14,7 +14,6 @@ import { pino } from 'pino';
 import { Kubelet } from '../../src/main/kubelet.js';
 import { parseFlags } from '../../src/main/options/flags.js';
 import { mergeFlags } from '../../src/main/options/kubelet-config.js';
-import type { KubeletRoutes } from '../../src/main/server/kubelet-routes.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { freePort } from '../../src/tools/free-port.js';
 import { waitUntil } from '../helpers/kubelet-process.js';
@@ -62,7 +61,7 @@ before(async () => {
   kubelet = new Kubelet(mergeFlags(undefined, flags), pino({ level: 'warn' }));
   await kubelet.start();
   // The routes exactly as the kubelet registers them for its :10250 server.
-  routes = await serveRoutes((kubelet as unknown as { kubeletRoutes(): KubeletRoutes }).kubeletRoutes());
+  routes = await serveRoutes(kubelet.apiRoutes());
   await waitUntil(
     async () => kubelet.podManager.pods().some((pod) => kubelet.statuses.get(pod.metadata!.uid!)?.phase === 'Running'),
     30_000,

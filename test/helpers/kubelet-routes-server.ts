@@ -49,7 +49,7 @@ export async function startInProcessKubelet(options: {
   const kubelet = new Kubelet(mergeFlags(await loadKubeletConfig(configPath), flags), pino({ level: 'warn' }));
   await kubelet.start();
   // The routes as the kubelet registers them for its :10250 server.
-  const routes = (kubelet as unknown as { kubeletRoutes(): KubeletRoutes }).kubeletRoutes();
+  const routes = kubelet.apiRoutes();
   const server = mountRoutes(routes);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
