@@ -44,11 +44,20 @@ export interface PrometheusServer {
   dataDir: string;
 }
 
+/** Scraping over TLS with a client certificate, as Prometheus scrapes a real kubelet's :10250. */
+export interface ScrapeTls {
+  certFile: string;
+  keyFile: string;
+  /** The kubelet's serving certificate is self-signed here: not verified. */
+  insecureSkipVerify: boolean;
+}
+
 /**
  * Starts a Prometheus server in its own process group, on a free port, scraping
- * `target` (host:port, plain HTTP) every second. The caller stops it with signalGroup.
+ * `target` (host:port; plain HTTP, or HTTPS with `tls`) every second. The caller
+ * stops it with signalGroup.
  */
-export async function startPrometheus(binary: string, target: string, job = 'shardlet'): Promise<PrometheusServer> {
+export async function startPrometheus(binary: string, target: string, job = 'shardlet', tls?: ScrapeTls): Promise<PrometheusServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'shardlet-prometheus-'));
   const configPath = join(dataDir, 'prometheus.yml');
   writeFileSync(
@@ -59,6 +68,9 @@ export async function startPrometheus(binary: string, target: string, job = 'sha
       '  scrape_timeout: 1s',
       'scrape_configs:',
       `  - job_name: ${job}`,
+      ...(tls
+        ? ['    scheme: https', '    tls_config:', `      cert_file: ${tls.certFile}`, `      key_file: ${tls.keyFile}`, `      insecure_skip_verify: ${tls.insecureSkipVerify}`]
+        : []),
       '    static_configs:',
       `      - targets: ['${target}']`,
       '',
