@@ -2,10 +2,12 @@
 // serving the project's CRI proto, so shardlet talks to it exactly as it talks
 // to containerd. Used by `npm start`, the tests and the bench.
 import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { pino, type Logger } from 'pino';
 import { loadCriServices } from '../shared/cri/load-proto.js';
+import { sniffAuthority } from './authority-fixup.js';
 import { CallStats, type SimStats } from './call-stats.js';
 import { ContainerLifecycle } from './container-lifecycle.js';
 import { ContainerLogWriter } from './container-log-writer.js';
@@ -85,9 +87,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
   server.addService(services.image, imageServiceHandlers(ctx, images));
   await prepareSocketPath(options.socketPath);
   const endpoint = `unix://${options.socketPath}`;
-  await new Promise<void>((resolve, reject) => {
-    server.bindAsync(endpoint, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
-  });
+  const listener = await listenForClients(server, options.socketPath);
   logger.info({ endpoint, latencyScale: latencyOptions.scale }, 'Simulated container runtime listening');
 
   let closed: Promise<void> | undefined;
@@ -98,8 +98,26 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     setConditions: (conditions) => Object.assign(ctx.conditions, conditions),
     injectFault: (rule) => ctx.faults.inject(rule),
     killSandbox: (podUid) => sandboxDied(ctx, podUid),
-    close: () => (closed ??= shutdown(server, ctx, options.socketPath).then(() => streaming.close())),
+    close: () => (closed ??= shutdown(server, listener, ctx, options.socketPath).then(() => streaming.close())),
   };
+}
+
+/**
+ * Accepts the runtime's clients on the unix socket and hands each connection to
+ * grpc-js, through the authority fix-up for clients that name the socket path
+ * (authority-fixup.ts), as containerd takes them.
+ */
+async function listenForClients(server: grpc.Server, socketPath: string): Promise<NetServer> {
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const listener = createNetServer((socket) => sniffAuthority(socket, (connection) => injector.injectConnection(connection)));
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(socketPath, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  return listener;
 }
 
 /** Creates the socket's directory and removes a socket left by an earlier run. */
@@ -111,7 +129,8 @@ async function prepareSocketPath(socketPath: string): Promise<void> {
   await unlink(socketPath);
 }
 
-async function shutdown(server: grpc.Server, ctx: SimContext, socketPath: string): Promise<void> {
+async function shutdown(server: grpc.Server, listener: NetServer, ctx: SimContext, socketPath: string): Promise<void> {
+  listener.close();
   await new Promise<void>((resolve) => {
     const force = setTimeout(() => {
       server.forceShutdown();
