@@ -9,6 +9,7 @@ import type { StartupNotices } from './options/kubelet-options.js';
 import { Kubelet } from './kubelet.js';
 import { helpText, parseFlags } from './options/flags.js';
 import { resolveKubeletOptions } from './options/kubelet-config.js';
+import { notifySystemdReady } from './sd-notify.js';
 import { kubeletVersion } from './version.js';
 
 const EXIT_USAGE = 1;
@@ -43,6 +44,8 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   await kubelet.start();
+  // The sync loop runs: a Type=notify unit (OpenShift's) may count the kubelet as started.
+  await notifySystemdReady(logger);
 }
 
 /** Upstream logs each of these once at start-up; the settings not acted on go in one warning. */

@@ -38,6 +38,8 @@ export async function startKubelet(options: {
   extraArgs?: string[];
   workDir?: string;
   nodeName?: string;
+  /** Environment variables added to the test's own. */
+  env?: NodeJS.ProcessEnv;
 }): Promise<KubeletProcess> {
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'shardlet-test-'));
   const manifestDir = join(workDir, 'manifests');
@@ -56,7 +58,7 @@ export async function startKubelet(options: {
     '--file-check-frequency=1s',
     '--v=4',
     ...(options.extraArgs ?? []),
-  ]);
+  ], options.env);
   const apiPortArg = serverArgs.find((arg) => arg.startsWith('--port='));
   const kubelet: KubeletProcess = {
     child,
@@ -108,8 +110,8 @@ export interface ShardletChild {
 }
 
 /** Starts `shardlet ARGS` in its own process group (so stopping it reaches everything it started), collecting its log lines. */
-export function spawnShardlet(args: string[]): ShardletChild {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function spawnShardlet(args: string[], env?: NodeJS.ProcessEnv): ShardletChild {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: env ? { ...process.env, ...env } : undefined });
   const logs: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
