@@ -1,8 +1,9 @@
 // Probes and lifecycle hooks end to end on the simulated runtime: a real shardlet
 // process (shard threads), hostNetwork pods whose httpGet, tcpSocket and grpc probes
 // and hooks reach servers this test runs on the node (--node-ip 127.0.0.1), status
-// read from /pods, events from shardlet's log. Exec probes and hooks need ExecSync,
-// which the simulated runtime lacks: they are covered on containerd.
+// read from /pods, events from shardlet's log. Exec probes and hooks go through the
+// sim's ExecSync, which runs busybox-like commands against the files the container's
+// own script makes and removes (src/simruntime/exec-commands.ts, container-files.ts).
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
@@ -77,7 +78,7 @@ for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtim
   });
 
   after(async () => {
-    for (const file of ['ready.yaml', 'live.yaml', 'grpc.yaml', 'startup.yaml', 'poststart.yaml', 'prestop.yaml']) rmSync(join(kubelet.manifestDir, file), { force: true });
+    for (const file of ['ready.yaml', 'live.yaml', 'exec-live.yaml', 'exec-poststart.yaml', 'grpc.yaml', 'startup.yaml', 'poststart.yaml', 'prestop.yaml']) rmSync(join(kubelet.manifestDir, file), { force: true });
     await waitUntil(async () => (await kubelet.pods()).length === 0, 60_000, 'pods removed').catch(() => undefined);
     await kubelet.stop();
     cri.close();
@@ -114,6 +115,30 @@ for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtim
     assert.ok(restarted);
     await waitUntil(async () => eventsOf('live', 'Unhealthy').some((m) => m.startsWith(`Liveness probe failed: dial tcp 127.0.0.1:${tcpPort}: connect: connection refused`)), WAIT_MS, 'Unhealthy event');
     assert.ok(eventsOf('live', 'Killing').includes('Container app failed liveness probe, will be restarted'));
+  });
+
+  test('an exec liveness probe that starts failing restarts the container, with an Unhealthy event', async () => {
+    write(
+      'exec-live.yaml',
+      hostNetPod('exec-live', {
+        command: ['sh', '-c', 'touch /tmp/healthy; sleep 4; rm /tmp/healthy; sleep 3600'],
+        livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 2 },
+      }),
+    );
+    await waitForPod('exec-live', (p) => readyOf(p) === 'True', 'Running and Ready');
+    await waitForPod('exec-live', (p) => (statusOf(p)?.restartCount ?? 0) >= 1, 'restarted by its liveness probe');
+    await waitUntil(
+      async () => eventsOf('exec-live', 'Unhealthy').some((m) => m.startsWith("Liveness probe failed: cat: can't open '/tmp/healthy'")),
+      WAIT_MS,
+      'Unhealthy event',
+    );
+    assert.ok(eventsOf('exec-live', 'Killing').includes('Container app failed liveness probe, will be restarted'));
+  });
+
+  test('a failing postStart exec hook kills the container (FailedPostStartHook)', async () => {
+    write('exec-poststart.yaml', hostNetPod('exec-poststart', { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'exit 3'] } } } }));
+    await waitForPod('exec-poststart', (p) => (statusOf(p)?.restartCount ?? 0) >= 1, 'restarted after its postStart hook failed');
+    await waitUntil(async () => eventsOf('exec-poststart', 'FailedPostStartHook').length > 0, WAIT_MS, 'FailedPostStartHook event');
   });
 
   test('a grpc readiness probe follows a grpc.health.v1 server', async () => {
@@ -171,7 +196,10 @@ for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtim
     write('prestop.yaml', hostNetPod('prestop', { lifecycle: { preStop: { httpGet: { path: '/prestop/prestop-test-node', port: httpPort } } } }));
     await waitForPod('prestop', (p) => readyOf(p) === 'True', 'Ready');
     rmSync(join(kubelet.manifestDir, 'prestop.yaml'));
-    await waitForPod('prestop', (p) => p === undefined, 'removed');
+    // /pods forgets the pod at once; its container is stopped after the hook returned.
+    const running = async () =>
+      (await cri.listContainers({ filter: { label_selector: { 'io.kubernetes.pod.name': 'prestop-test-node' } } })).containers.filter((c) => c.state === 'CONTAINER_RUNNING');
+    await waitUntil(async () => (await running()).length === 0, WAIT_MS, 'the container stopped');
     const hook = requests.find((r) => r.path === '/prestop/prestop-test-node');
     assert.ok(hook, 'the preStop hook reached the server');
     assert.equal(hook.appState, 'CONTAINER_RUNNING');
