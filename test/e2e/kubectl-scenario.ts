@@ -1,6 +1,7 @@
 // What a user does with kubectl on a shardlet node, written once and run against
 // each runtime: logs (whole, --tail, -f, --previous), exec (with and without stdin),
-// port-forward, cp (containerd: the sim has no tar), the node's stats and metrics
+// port-forward, cp (containerd: the sim has no tar), a readiness probe flipping the
+// pod's Ready as its served file goes and comes, the node's stats and metrics
 // through the API server's nodes/proxy, and a real Prometheus server scraping
 // shardlet's :10250 over TLS with a client certificate. Everything goes through the
 // test API server as kubectl reaches a real cluster: kubectl → API server → kubelet
@@ -78,8 +79,14 @@ export function kubectlScenario(runtimeName: string, startRuntime: () => Promise
     writeFileSync(join(workDir, 'pods.yaml'), [
       pod('talker', 'echo hello; echo second; while true; do sleep 1; echo tick; done'),
       pod('crasher', 'echo once; sleep 2; exit 1'),
-      pod('web', runtime.realProcesses ? `mkdir -p /www && echo served > /www/index.html && httpd -f -p ${webPort} -h /www` : 'sleep 3600', {
+      pod('web', runtime.realProcesses ? `mkdir -p /www && echo served > /www/index.html && httpd -f -p ${webPort} -h /www` : 'touch /tmp/ready; sleep 3600', {
         ports: [{ containerPort: webPort, name: 'http' }],
+        // httpGet to the pod IP on containerd; the sim's pod IPs lead nowhere, so there the probe reads a file by exec.
+        readinessProbe: {
+          ...(runtime.realProcesses ? { httpGet: { path: '/index.html', port: 'http' } } : { exec: { command: ['cat', '/tmp/ready'] } }),
+          periodSeconds: 1,
+          failureThreshold: 1,
+        },
       }),
     ].join('---\n'));
     await kubectl('apply', '-f', join(workDir, 'pods.yaml'));
@@ -141,6 +148,17 @@ export function kubectlScenario(runtimeName: string, startRuntime: () => Promise
     } finally {
       await signalGroup(forward, 'SIGTERM');
     }
+  });
+
+  test(`[${runtimeName}] a readiness probe flips Ready as kubectl shows it, when the served file goes and comes back`, async () => {
+    const ready = async () => (await kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')).trim();
+    const served = runtime.realProcesses ? '/www/index.html' : '/tmp/ready';
+    await waitUntil(async () => (await ready()) === 'True', TIMEOUT_MS, 'web Ready');
+    await kubectl('exec', 'web', '--', 'rm', served);
+    await waitUntil(async () => (await ready()) === 'False', TIMEOUT_MS, 'web not Ready once the file is gone');
+    await kubectl('exec', 'web', '--', 'sh', '-c', runtime.realProcesses ? `echo served > ${served}` : `touch ${served}`);
+    await waitUntil(async () => (await ready()) === 'True', TIMEOUT_MS, 'web Ready again once the file is back');
+    assert.equal((await podJson('web')).status.containerStatuses[0].restartCount, 0, 'readiness never restarts the container');
   });
 
   test(`[${runtimeName}] kubectl cp copies a file out of a container`, async (t) => {
