@@ -60,7 +60,15 @@ function containersCreated(prefix: string): number {
 /** Every manifest removed and every pod gone from the runtime, so the next scenario starts clean. */
 async function removeAll(): Promise<void> {
   for (const file of readdirSync(join(workDir, 'manifests'))) rmSync(join(workDir, 'manifests', file));
-  await waitUntil(async () => (await runtimeInventory(cri, NODE)).size === 0, 120_000, 'every test pod removed from the runtime');
+  const removedAtMs = Date.now();
+  try {
+    await waitUntil(async () => (await runtimeInventory(cri, NODE)).size === 0, 120_000, 'every test pod removed from the runtime');
+  } catch (err) {
+    // What is left, and what shardlet said of trouble since, so a failure here can be understood.
+    const left = [...(await runtimeInventory(cri, NODE))].map(([uid, objects]) => ({ uid, ...objects }));
+    const trouble = kubelet.logs.filter((line) => Number(line.level) >= 40 && Number(line.time) >= removedAtMs).slice(-40);
+    throw new Error(`${(err as Error).message}\nleft in the runtime: ${JSON.stringify(left)}\nwarnings since: ${trouble.map((line) => JSON.stringify(line)).join('\n')}`);
+  }
 }
 
 before(async () => {
