@@ -1,7 +1,7 @@
 // The CPU one /metrics scrape and one /stats/summary request cost shardlet at a given
 // number of running pods on the simulated runtime, and one pass of each periodic
-// housekeeping loop (the eviction manager's, with and without ranking the pods, and
-// the image garbage collector's):
+// housekeeping loop (the eviction manager's, with and without ranking the pods, the
+// image garbage collector's and the node-wide container collector's):
 //
 //   npm run build && node dist/bench/scrape-cost.js [--pods 500] [--workers 2] [--scrapes 20]
 //
@@ -29,6 +29,7 @@ import { EvictionManager } from '../src/main/eviction/eviction-manager.js';
 import { rankForEviction } from '../src/main/eviction/pod-ranking.js';
 import { parseThresholds } from '../src/main/eviction/thresholds.js';
 import { ImageGcManager } from '../src/main/images/image-gc-manager.js';
+import { ContainerGcManager } from '../src/main/kuberuntime/container-gc-manager.js';
 import { BENCH_NODE_NAME, benchPods, podManifest } from './bench-pods.js';
 import { serveRoutes } from '../src/tools/route-server.js';
 
@@ -149,10 +150,15 @@ async function measureHousekeeping(kubelet: Kubelet, endpoint: string, logger: L
     const statsByUid = new Map(summary.pods.map((stats) => [stats.podRef.uid, stats]));
     return rankForEviction(kubelet.podManager.pods().map((pod) => ({ pod, stats: statsByUid.get(pod.metadata?.uid ?? '') })), 'memory.available');
   };
+  const containerGc = new ContainerGcManager({ cri: () => cri, policy: { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: 100 }, periodMs: 60_000, podState: () => 'live', logger });
+  // What the container collector would decode if it listed everything instead of the dead objects only.
+  const listEverything = () => Promise.all([cri.listContainers({}), cri.listPodSandbox({})]);
   const lines: Array<[string, () => Promise<unknown>]> = [
     ['eviction pass, no threshold met (every 10 s)', () => eviction.synchronize()],
     ['eviction pass ranking every pod (under pressure)', rank],
     ['image GC pass (every 5 min)', () => imageGc.collect()],
+    ['container GC pass (every 1 min)', () => containerGc.collect()],
+    ['  full ListContainers + ListPodSandbox, for comparison', listEverything],
   ];
   for (const [what, pass] of lines) {
     const [mainMs, processMs] = await cpuPerPass(pass);

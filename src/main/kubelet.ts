@@ -25,6 +25,7 @@ import { ReadOnlyServer } from './server/read-only-server.js';
 import type { KubeletRoutes } from './server/kubelet-routes.js';
 import { kubeletApiRoutes } from './server/kubelet-api-routes.js';
 import { NodeProtection } from './node-protection.js';
+import { podGcState } from './kuberuntime/pod-gc-state.js';
 import { KubeletApi } from './server/kubelet-api.js';
 import type { Health } from './server/healthz.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
@@ -228,7 +229,8 @@ export class Kubelet {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       podPidsLimit: options.podPidsLimit,
-      maxDeadContainersPerContainer: options.maxDeadContainersPerContainer,
+      maxDeadContainersPerContainer: options.containerGC.maxPerPodContainer,
+      containerGCMinAgeMs: options.containerGC.minAgeMs,
       podCgroups,
       clusterDNS: options.clusterDNS,
       clusterDomain: options.clusterDomain,
@@ -425,6 +427,7 @@ export class Kubelet {
       summary: this.summary,
       pods: () => this.podManager.pods(),
       activePods: () => this.podManager.pods().filter((pod) => this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing'),
+      podGcState: (uid) => podGcState(uid, { podManager: this.podManager, podWorkers: this.podWorkers!, sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false }),
       kill: (pod, gracePeriodSeconds) => this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds }),
       onPodEvent: (pod, event) => this.onPodEvent(pod, event),
       onNodeEvent: (type, reason, message) =>

@@ -1,11 +1,12 @@
 // What protects a dense node, wired together: the pod cgroup hierarchy
-// (cgroupsPerQOS), image garbage collection and the eviction manager, with the
-// record of the pods it evicted. The kubelet calls it at three points: before the
+// (cgroupsPerQOS), container and image garbage collection and the eviction manager,
+// with the record of the pods it evicted. The kubelet calls it at three points: before the
 // shards start (they need the cgroup layout), once the sources run (the periodic
 // loops), and per pod (admission, the status overlay of an evicted pod, forgetting).
 import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { CriClient } from '../shared/cri/client.js';
+import type { PodGcState } from '../shared/kuberuntime/container-gc-policy.js';
 import type { PodEventRecord, PodCgroupSettings } from '../shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../shared/types.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
@@ -14,6 +15,7 @@ import { EvictionManager, type Rejection } from './eviction/eviction-manager.js'
 import type { PressureCondition } from './eviction/pressure-state.js';
 import { parseThresholds } from './eviction/thresholds.js';
 import { ImageGcManager } from './images/image-gc-manager.js';
+import { ContainerGcManager } from './kuberuntime/container-gc-manager.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import type { SummaryProvider } from './stats/summary-provider.js';
 
@@ -25,6 +27,8 @@ export interface NodeProtectionHost {
   pods(): Pod[];
   /** Pods admitted and still running, that eviction may pick from. */
   activePods(): Pod[];
+  /** Whether a pod's dead containers may all go (see kuberuntime/pod-gc-state.ts); eviction is added here. */
+  podGcState(uid: string): PodGcState;
   /** Terminates a pod with this grace period (the pod worker's kill). */
   kill(pod: Pod, gracePeriodSeconds: number): void;
   onPodEvent(pod: Pod, event: PodEventRecord): void;
@@ -35,6 +39,7 @@ export class NodeProtection {
   private readonly qosCgroups: QosCgroups;
   private readonly evicted = new EvictedPods();
   private imageGc?: ImageGcManager;
+  private containerGc?: ContainerGcManager;
   private eviction?: EvictionManager;
   private qosTimer?: NodeJS.Timeout;
 
@@ -50,11 +55,23 @@ export class NodeProtection {
     return this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
   }
 
-  /** The periodic loops: QoS tier shares, image GC, the eviction manager. */
+  /** The periodic loops: QoS tier shares, container and image GC, the eviction manager. */
   start(host: NodeProtectionHost): void {
     const { options, logger } = this;
     void this.qosCgroups.update(host.pods());
     this.qosTimer = setInterval(() => void this.qosCgroups.update(host.pods()), QOS_UPDATE_PERIOD_MS);
+    const { periodMs, ...policy } = options.containerGC;
+    const containerGc = new ContainerGcManager({
+      cri: () => host.cri(),
+      policy,
+      periodMs,
+      // As upstream's ShouldPodContentBeRemoved: an evicted pod's dead containers go at once.
+      podState: (uid) => (this.evicted.has(uid) ? 'gone' : host.podGcState(uid)),
+      logger,
+      onNodeEvent: host.onNodeEvent,
+    });
+    this.containerGc = containerGc;
+    containerGc.start();
     const imageGc = new ImageGcManager({ cri: () => host.cri(), settings: options.imageGC, periodMs: options.imageGC.periodMs, logger, onNodeEvent: host.onNodeEvent });
     this.imageGc = imageGc;
     imageGc.start();
@@ -76,7 +93,9 @@ export class NodeProtection {
         host.onPodEvent(pod, { type: 'Warning', reason: 'Evicted', message, timestampMs: Date.now() });
         host.kill(pod, gracePeriodSeconds);
       },
+      // As upstream's disk reclaim: every unused container first (it frees their images too), then images.
       reclaimDisk: async () => {
+        await containerGc.collect({ evictNonDeletedPods: true });
         await imageGc.collect();
       },
       logger,
@@ -86,6 +105,7 @@ export class NodeProtection {
 
   stop(): void {
     clearInterval(this.qosTimer);
+    this.containerGc?.stop();
     this.imageGc?.stop();
     this.eviction?.stop();
   }

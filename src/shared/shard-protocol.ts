@@ -29,6 +29,8 @@ export interface ShardSettings {
   podPidsLimit: number;
   /** Exited instances kept per container name; negative keeps all (upstream's MaxPerPodContainer). */
   maxDeadContainersPerContainer?: number;
+  /** A dead container created less than this long ago is never removed (upstream's MinAge, --minimum-container-ttl-duration); 0 when absent. */
+  containerGCMinAgeMs?: number;
   /** Absent when cgroupsPerQOS is off: sandboxes then get no cgroup_parent. */
   podCgroups?: PodCgroupSettings;
   clusterDNS: string[];

@@ -48,8 +48,8 @@ const CASES: Case[] = [
   },
   {
     fixture: 'openshift',
-    notActedOn: ['--minimum-container-ttl-duration', '--volume-plugin-dir', '--cloud-provider', 'featureGates'],
-    actedOn: ['maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override', 'serverTLSBootstrap', 'tlsCipherSuites', 'tlsMinVersion', 'authentication'],
+    notActedOn: ['--volume-plugin-dir', '--cloud-provider', 'featureGates'],
+    actedOn: ['--minimum-container-ttl-duration', 'maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override', 'serverTLSBootstrap', 'tlsCipherSuites', 'tlsMinVersion', 'authentication'],
     labels: { 'node-role.kubernetes.io/worker': '', 'node.openshift.io/os_id': 'rhcos' },
     warnings: [/^Flag --minimum-container-ttl-duration has been deprecated, Use --eviction-hard or --eviction-soft instead/],
   },

@@ -68,7 +68,11 @@ const ACTED_ON_FIELDS = new Set([
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */
-const ACTED_ON_FLAGS = new Set(['config-dir', 'cert-dir', 'bootstrap-kubeconfig', 'maximum-dead-containers-per-container']);
+const ACTED_ON_FLAGS = new Set([
+  'config-dir', 'cert-dir', 'bootstrap-kubeconfig',
+  // The container garbage collector's policy (upstream's GCPolicy).
+  'minimum-container-ttl-duration', 'maximum-dead-containers-per-container', 'maximum-dead-containers',
+]);
 
 /** Accepted, but named as not acted on although their top-level field is (none today). */
 const NOT_YET_FLAGS = new Set<string>();

@@ -11,6 +11,7 @@ import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { DecodeError, decodeSingleDocument, quote } from '../../shared/manifest/bounded-decode.js';
 import { dns1123SubdomainError } from '../../shared/manifest/names.js';
 import { DEFAULT_CONTAINER_RUNTIME_ENDPOINT, DEFAULT_READ_ONLY_PORT, DEFAULT_ROOT_DIR, defaultWorkers, MAX_VERBOSITY, type KubeletFlags } from './flags.js';
+import { containerGcSettings } from './container-gc-settings.js';
 import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamFlagFields } from './config-sources.js';
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
@@ -307,7 +308,6 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
   for (const [field] of upstreamFlagFields(flags)) explicit[field.split('.')[0]!] ??= true;
   return {
     configDir: (flags.upstream?.['config-dir'] as string | undefined) ?? '',
-    maxDeadContainersPerContainer: (flags.upstream?.['maximum-dead-containers-per-container'] as number | undefined) ?? 1,
     bootstrapKubeconfig: (flags.upstream?.['bootstrap-kubeconfig'] as string | undefined) ?? '',
     // Upstream's --cert-dir default: <root-dir>/pki.
     certDir: (flags.upstream?.['cert-dir'] as string | undefined) || `${rootDir}/pki`,
@@ -347,6 +347,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     registryPullQPS: fields.registryPullQPS as number,
     registryBurst: fields.registryBurst as number,
     imageGC: imageGcSettings(fields, flags),
+    containerGC: containerGcSettings(flags),
     eviction: evictionSettings(fields, flags),
     ...podSettings(fields),
     ...nodeSettings(fields, flags),

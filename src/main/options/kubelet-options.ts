@@ -3,6 +3,8 @@
 // command-line flags on top (flags win). Durations are in milliseconds and carry
 // an `Ms` suffix; nothing here is optional except what upstream leaves nil.
 
+import type { ContainerGcPolicy } from '../../shared/kuberuntime/container-gc-policy.js';
+
 /** A node taint as in the v1 Node API (registerWithTaints / --register-with-taints). */
 export interface NodeTaint {
   key: string;
@@ -123,14 +125,18 @@ export interface KubeletOptions {
     maxAgeMs: number;
     periodMs: number;
   };
+  /**
+   * Dead container garbage collection: upstream's GCPolicy from --minimum-container-ttl-duration,
+   * --maximum-dead-containers-per-container and --maximum-dead-containers, and the node-wide
+   * pass's period (shardlet's own --container-gc-period; upstream's fixed ContainerGCPeriod).
+   */
+  containerGC: ContainerGcPolicy & { periodMs: number };
 
   // Admission and pod settings.
   maxPods: number;
   podsPerCore: number;
   /** -1 means no pod-level limit, as upstream. */
   podPidsLimit: number;
-  /** Exited instances kept per container name (--maximum-dead-containers-per-container, 1); negative keeps all. */
-  maxDeadContainersPerContainer: number;
   clusterDNS: string[];
   clusterDomain: string;
   resolvConf: string;

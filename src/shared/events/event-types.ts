@@ -72,6 +72,7 @@ export const EventReasons = {
   NodeHasInsufficientPID: 'NodeHasInsufficientPID',
   NodeAllocatableEnforced: 'NodeAllocatableEnforced',
   FreeDiskSpaceFailed: 'FreeDiskSpaceFailed',
+  ContainerGCFailed: 'ContainerGCFailed',
   InvalidDiskCapacity: 'InvalidDiskCapacity',
   /** Recorded by the node lifecycle controller upstream, not the kubelet. */
   RegisteredNode: 'RegisteredNode',

@@ -154,11 +154,15 @@ function deadContainersKept(deps: RuntimeDeps): number {
  * Removes exited containers beyond the newest ones per name (as many as
  * --maximum-dead-containers-per-container, 1 by default), created ones a newer instance replaced, and dead sandboxes other than the newest, as upstream's
  * container GC does for a live pod (it evicts every container that is not running).
+ * A container created less than --minimum-container-ttl-duration ago is not
+ * evictable at all: it is neither removed nor counted among those kept, as
+ * upstream's evictableContainers leaves it out of its evict unit.
  * Resolves with the IDs it removed: the relist will report them gone, and that is
  * not news to the pod.
  */
-export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<string[]> {
+export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus, nowMs = Date.now()): Promise<string[]> {
   const kept = deadContainersKept(deps);
+  const newestEvictableCreatedAtMs = nowMs - (deps.settings.containerGCMinAgeMs ?? 0);
   const exitedSeenByName = new Map<string, number>();
   const removedIds: string[] = [];
   const removals: Array<Promise<void>> = [];
@@ -167,6 +171,7 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
     removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: id })));
   };
   for (const container of runtime.containers) {
+    if (container.createdAtMs > newestEvictableCreatedAtMs) continue;
     if (neverStartedAndReplaced(runtime, container)) {
       removeContainer(container.id);
       continue;

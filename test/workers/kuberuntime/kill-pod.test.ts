@@ -77,6 +77,28 @@ test('exited instances beyond --maximum-dead-containers-per-container go, newest
   assert.deepEqual(all.calls, []);
 });
 
+test('--minimum-container-ttl-duration: a dead container created less than that long ago stays and is not counted among those kept', async () => {
+  const nowMs = 1_000_000;
+  const minuteMs = 60_000;
+  // A crash loop under a 6 minute minimum age (OpenShift's setting): instances 1, 3, 7 and 10 minutes old.
+  const instances = [
+    container('1m', 'exited', nowMs - minuteMs),
+    container('3m', 'exited', nowMs - 3 * minuteMs),
+    container('7m', 'exited', nowMs - 7 * minuteMs),
+    container('10m', 'exited', nowMs - 10 * minuteMs),
+    container('stranded', 'created', nowMs - 2 * minuteMs, 'side'),
+    container('side', 'running', nowMs - minuteMs, 'side'),
+  ];
+  const { deps, calls } = recordingDeps();
+  deps.settings.containerGCMinAgeMs = 6 * minuteMs;
+  const removed = await removeDeadInstances(deps, pod(instances), nowMs);
+  assert.deepEqual(calls, ['RemoveContainer 10m'], 'the young ones stay, the newest old enough one is the one kept, the young replaced one waits too');
+  assert.deepEqual(removed, ['10m']);
+  const noMinimum = recordingDeps();
+  await removeDeadInstances(noMinimum.deps, pod(instances), nowMs);
+  assert.deepEqual(noMinimum.calls.sort(), ['RemoveContainer 10m', 'RemoveContainer 3m', 'RemoveContainer 7m', 'RemoveContainer stranded'], 'without it, only the newest stays');
+});
+
 test('removing a pod removes containers, sandbox and its log directory, and does not stop the stopped sandbox again', async () => {
   const { deps, calls } = recordingDeps();
   const logDir = join(deps.settings.podLogsDir, `shop_web-0_${POD_UID}`);
