@@ -143,3 +143,21 @@ async function containersOf(uid: string, state?: string) {
   const items = (await harness.client.listContainers({})).containers ?? [];
   return items.filter((container) => container.labels?.['io.kubernetes.pod.uid'] === uid && (state === undefined || container.state === state));
 }
+
+test('a container whose every instance the runtime lost restarts with the count its log files say, as upstream', async () => {
+  const crashing: Pod = { ...pod('lost'), spec: { ...pod('lost').spec!, containers: [{ name: 'app', image: IMAGE, command: ['sleep', '3600'] }] } };
+  let result = await sync(crashing);
+  // One restart: the runtime's instance 0 stopped, the sync starts instance 1 (log 1.log).
+  for (const container of await containersOf('lost', 'CONTAINER_RUNNING')) await harness.client.stopContainer({ container_id: container.id, timeout: 0 });
+  result = await sync(crashing, { previousStatus: result.status });
+  assert.equal(result.status.containerStatuses?.[0]?.restartCount, 1);
+  // The runtime loses the pod's containers (CRI-O after a reboot, a node-wide GC): the log files stay.
+  for (const container of await containersOf('lost')) {
+    await harness.client.stopContainer({ container_id: container.id, timeout: 0 });
+    await harness.client.removeContainer({ container_id: container.id });
+  }
+  result = await sync(crashing, { previousStatus: result.status });
+  const [started] = await containersOf('lost', 'CONTAINER_RUNNING');
+  assert.equal(started?.metadata?.attempt, 2, 'counted on from 1.log, not from 0: the old logs are not written over');
+  assert.equal(result.status.containerStatuses?.[0]?.restartCount, 2);
+});

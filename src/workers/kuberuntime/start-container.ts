@@ -12,6 +12,7 @@ import { runLifecycleHandler } from '../lifecycle/handlers.js';
 import { podIPOf } from '../prober/probe-target.js';
 import { buildContainerConfig } from './container-config.js';
 import { killContainer, resolveGracePeriodSeconds } from './kill-pod.js';
+import { containerLogsDirectory, podLogsDirectory, restartCountFromLogs } from './log-paths.js';
 import { containerFieldPath, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
 
 export interface StartTarget {
@@ -61,7 +62,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     return failure;
   }
   const previous = findContainer(target.runtime, container.name ?? '');
-  const restartCount = previous ? previous.restartCount + 1 : 0;
+  const restartCount = previous ? previous.restartCount + 1 : await restartCountFromLogs(containerLogsDirectoryOf(deps, pod, container));
   let config;
   try {
     config = buildContainerConfig({
@@ -155,4 +156,10 @@ async function runPostStartHook(deps: RuntimeDeps, target: StartTarget, containe
 function failureFrom(err: unknown, defaultReason: ContainerWaitingReason): StartFailure {
   if (err instanceof ContainerStartError) return { reason: err.reason, message: err.message, retryAfterMs: err.retryAfterMs };
   return { reason: defaultReason, message: (err as Error).message };
+}
+
+function containerLogsDirectoryOf(deps: RuntimeDeps, pod: Pod, container: Container): string {
+  const meta = pod.metadata ?? {};
+  const podDirectory = podLogsDirectory(deps.settings.podLogsDir, meta.namespace ?? '', meta.name ?? '', meta.uid ?? '');
+  return containerLogsDirectory(podDirectory, container.name ?? '');
 }
