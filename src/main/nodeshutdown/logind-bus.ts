@@ -179,7 +179,8 @@ export class SystemdLogindBus implements LogindBus {
         },
         true,
       );
-      const ended = child.exited.then(({ exitCode, stderr }) => `busctl monitor exited (${exitCode ?? 'signal'}): ${firstLine(stderr)}`);
+      // Its first stderr line is the "Monitoring" notice: the last one says why it ended.
+      const ended = child.exited.then(({ exitCode, stderr }) => `busctl monitor exited (${exitCode ?? 'signal'}): ${stderr.trim().split('\n').at(-1) ?? ''}`);
       const fallback = setTimeout(markReady, MONITOR_READY_FALLBACK_MS);
       function markReady(): void {
         if (ready) return;

@@ -8,6 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /** How long a stopped child's group gets between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2_000;
+/** The most of a long-lived child's stderr kept (its end), for the message when it exits. */
+const STDERR_KEPT_CHARS = 8_192;
 
 export interface CommandResult {
   /** null when a signal ended it. */
@@ -95,7 +97,7 @@ export class GroupChild {
       for (const line of lines) if (line.trim() !== '') handlers.onLine(line);
     });
     this.child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      this.stderr += text;
+      this.stderr = (this.stderr + text).slice(-STDERR_KEPT_CHARS);
       handlers.onStderr?.(this.stderr);
     });
     this.exited = new Promise((resolve) => {
