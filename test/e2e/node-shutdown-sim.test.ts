@@ -10,10 +10,11 @@
 // and goes only after both pods stopped, the regular pod first and within its 6 s,
 // the critical one only after those 6 s and within the next 4 s, both Failed with
 // reason Terminated and DisruptionTarget, the Node NotReady, a new pod refused. Then the
-// shutdown is cancelled (the lock is taken again, pods admitted again), and a
-// restart of shardlet (as after the reboot) runs the static pod again.
+// shutdown is cancelled (the lock is taken again, pods admitted again), a restart of
+// shardlet (as after the reboot) runs the static pod again, and a shardlet killed
+// outright leaves no lock and no D-Bus tool running behind it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -59,6 +60,18 @@ const apiStatus = (name: string) => (api.store.get(PODS, 'default', name) as Pod
 function nodeReady(): { status?: string; reason?: string; message?: string } | undefined {
   const node = api.store.get(NODES, undefined, NODE) as { status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> } } | undefined;
   return node?.status?.conditions?.find((condition) => condition.type === 'Ready');
+}
+
+/** PIDs of processes that talk to this test's bus (its address in their environment), the fake logind aside. */
+function busClients(): number[] {
+  const needle = `DBUS_SYSTEM_BUS_ADDRESS=${logind.address}\0`;
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle) && !readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('fake-logind');
+    } catch {
+      return false; // gone meanwhile, or not ours to read
+    }
+  });
 }
 
 /** When the pod's container stopped, from the runtime (its finishedAt), with its exit code. */
@@ -171,4 +184,15 @@ test('after a restart (as after the reboot) the static pod shut down runs again;
   kubelet = await startKubelet({ runtimeEndpoint: sim.endpoint, workers: 1, nodeName: NODE, workDir, extraArgs: kubeletArgs });
   await waitUntil(async () => isRunningAndReady(findPod(await kubelet.pods(), 'etcd')), TIMEOUT_MS, 'the static pod Running again');
   assert.equal(apiStatus('web')?.phase, 'Failed');
+});
+
+test('a shardlet killed outright (SIGKILL) leaves no lock and no D-Bus tool running', async () => {
+  await waitUntil(async () => kubelet.logs.some((line) => line.msg === 'Graceful node shutdown: holding a delay inhibitor lock and watching for shutdown'), TIMEOUT_MS, 'the shutdown watch');
+  const locks = logind.events.filter((event) => event.event === 'inhibit');
+  const held = locks.filter((lock) => !logind.events.some((event) => event.event === 'released' && event.id === lock.id));
+  assert.equal(held.length, 1, 'one lock held');
+  assert.ok(busClients().filter((pid) => pid !== kubelet.child.pid).length > 0, 'its busctl monitor and systemd-inhibit run beside it');
+  await kubelet.kill9();
+  await logind.waitFor((event) => event.event === 'released' && event.id === held[0]!.id, 'the lock released');
+  await waitUntil(async () => busClients().length === 0, TIMEOUT_MS, 'no process left on the bus');
 });

@@ -108,3 +108,17 @@ test('a child that would outlive its stdin is ended with it, and nothing of its 
   await child.stop();
   assert.throws(() => process.kill(-pid, 0), { code: 'ESRCH' });
 });
+
+test('the watch ends by itself when the bus goes away (the manager then starts over)', async () => {
+  const doomed = await startPrivateLogind();
+  const saved = process.env.DBUS_SYSTEM_BUS_ADDRESS;
+  try {
+    process.env.DBUS_SYSTEM_BUS_ADDRESS = doomed.address;
+    const watch = await new SystemdLogindBus(doomed.confDir).monitorShutdown(() => undefined, () => undefined);
+    await doomed.stop();
+    assert.match(await watch.ended, /^busctl monitor exited/);
+  } finally {
+    process.env.DBUS_SYSTEM_BUS_ADDRESS = saved;
+    await doomed.stop();
+  }
+});
