@@ -41,6 +41,8 @@ export interface ClusterHost {
   kubeletPort?: number;
   /** The eviction manager's pressure conditions, shown on the Node. */
   pressure(): ReadonlySet<string>;
+  /** The node shutdown manager's ShutdownStatus: the Node is NotReady while it shuts down. */
+  shuttingDown?(): boolean;
 }
 
 export class ClusterConnection {
@@ -83,6 +85,11 @@ export class ClusterConnection {
     return connection;
   }
 
+  /** Sends the Node's status now rather than at the next period (a node shutdown began). */
+  syncNodeStatus(): void {
+    this.nodeStatus?.syncNow();
+  }
+
   /** Housekeeping: one current mirror pod per running static pod, showing its status. */
   reconcileMirrorPods(runningStaticPods: Pod[], podManager: PodManager, statusOf: (uid: string) => PodStatus | undefined): void {
     this.mirrorPods.reconcile(runningStaticPods, (fullName) => podManager.mirrorOf(fullName), podManager.mirrorPods());
@@ -109,6 +116,7 @@ export class ClusterConnection {
       kubeletVersion: kubeletVersion(),
       kubeletPort: host.kubeletPort,
       pressure: () => host.pressure(),
+      shuttingDown: () => host.shuttingDown?.() ?? false,
     });
     this.nodeStatus = nodeStatus;
     const lease = new NodeLeaseController({

@@ -162,7 +162,10 @@ export class Kubelet {
       onPodSeen: (pod) => this.startup.seen(pod),
       admit: (pod, activePods) => {
         const rejection = this.protection.admit(pod);
-        return rejection ? { admit: false, ...rejection } : admitPod(pod, activePods, admissionNode);
+        if (rejection) return { admit: false, ...rejection };
+        const verdict = admitPod(pod, activePods, admissionNode);
+        const shutdown = verdict.admit ? this.protection.admitDuringShutdown() : undefined;
+        return shutdown ? { admit: false, ...shutdown } : verdict;
       },
       onRejected: (pod, reason, message) => {
         this.statuses.set(pod, { phase: 'Failed', reason, message });
@@ -188,7 +191,7 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
-    this.protection.stop();
+    await this.protection.stop();
     setProbeCountSource(undefined);
     await Promise.all(this.sources.map((source) => source.stop()));
     await this.cluster?.stop();
@@ -258,12 +261,14 @@ export class Kubelet {
       },
       previousStatus: (uid: string) => this.statuses.get(uid) ?? this.terminalRecords.get(uid),
       onSyncResult: (pod: Pod, result: SyncPodResult, kind: SyncKind) => {
+        const uid = pod.metadata?.uid ?? '';
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
-        if (pod.spec) this.statuses.set(pod, this.protection.statusOf(pod.metadata?.uid ?? '', result.status));
+        if (pod.spec) this.statuses.set(pod, this.protection.statusOf(uid, result.status));
         if (kind === 'terminated' && isApiPod(pod)) this.cluster?.statusManager.podTerminated(pod);
-        // A finished static pod still in its source: remember it is finished, across restarts.
-        else if (kind === 'terminated' && this.podManager.get(pod.metadata?.uid ?? '')) this.terminalRecords.record(pod.metadata?.uid ?? '', result.status);
+        // A finished static pod still in its source: remember it is finished, across restarts (not one a node shutdown stopped).
+        else if (kind === 'terminated' && this.podManager.get(uid) && !this.protection.killedForShutdown(uid)) this.terminalRecords.record(uid, result.status);
+        if (kind === 'terminated' && result.errors.length === 0) this.protection.podFinished(uid);
         for (const event of result.events) this.onPodEvent(pod, event);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
@@ -338,6 +343,7 @@ export class Kubelet {
         bootstrapServingCertificate: async () => this.kubeletApi?.bootstrapServingCertificate(this.abort.signal),
         kubeletPort: this.kubeletApi?.port,
         pressure: () => this.protection.conditions(),
+        shuttingDown: () => this.protection.nodeShuttingDown(),
       });
     }
     if (options.staticPodPath) {
@@ -428,7 +434,13 @@ export class Kubelet {
       pods: () => this.podManager.pods(),
       activePods: () => this.podManager.pods().filter((pod) => this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') === 'syncing'),
       podGcState: (uid) => podGcState(uid, { podManager: this.podManager, podWorkers: this.podWorkers!, sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false }),
+      unfinishedPods: () => this.podManager.pods().filter((pod) => ['syncing', 'terminating'].includes(this.podWorkers!.phaseOf(pod.metadata?.uid ?? '') ?? '')),
       kill: (pod, gracePeriodSeconds) => this.podWorkers!.updatePod({ type: 'kill', pod, gracePeriodSeconds }),
+      syncNodeStatus: () => this.cluster?.syncNodeStatus(),
+      refreshStatus: (pod) => {
+        const status = this.statuses.get(pod.metadata?.uid ?? '');
+        if (status) this.statuses.set(pod, this.protection.statusOf(pod.metadata?.uid ?? '', status));
+      },
       onPodEvent: (pod, event) => this.onPodEvent(pod, event),
       onNodeEvent: (type, reason, message) =>
         this.cluster?.events.record({ involvedObject: nodeObject(options.nodeName), type, reason, message, timestampMs: Date.now() }),

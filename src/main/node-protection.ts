@@ -1,8 +1,9 @@
 // What protects a dense node, wired together: the pod cgroup hierarchy
-// (cgroupsPerQOS), container and image garbage collection and the eviction manager,
-// with the record of the pods it evicted. The kubelet calls it at three points: before the
-// shards start (they need the cgroup layout), once the sources run (the periodic
-// loops), and per pod (admission, the status overlay of an evicted pod, forgetting).
+// (cgroupsPerQOS), container and image garbage collection, the eviction manager with
+// the record of the pods it evicted, and graceful node shutdown with the pods it
+// killed. The kubelet calls it at three points: before the shards start (they need
+// the cgroup layout), once the sources run (the periodic loops, the shutdown watch),
+// and per pod (admission, the status overlay of an evicted or shut-down pod, forgetting).
 import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { CriClient } from '../shared/cri/client.js';
@@ -18,6 +19,9 @@ import { ImageGcManager } from './images/image-gc-manager.js';
 import { ContainerGcManager } from './kuberuntime/container-gc-manager.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
 import type { SummaryProvider } from './stats/summary-provider.js';
+import { SystemdLogindBus } from './nodeshutdown/logind-bus.js';
+import { NodeShutdownManager } from './nodeshutdown/nodeshutdown-manager.js';
+import { shutdownPeriodsByPriority } from './nodeshutdown/shutdown-groups.js';
 
 export interface NodeProtectionHost {
   /** The kubelet API's CRI client, once the runtime answered. */
@@ -29,10 +33,16 @@ export interface NodeProtectionHost {
   activePods(): Pod[];
   /** Whether a pod's dead containers may all go (see kuberuntime/pod-gc-state.ts); eviction is added here. */
   podGcState(uid: string): PodGcState;
+  /** Pods admitted and not yet terminated (syncing or terminating), that a node shutdown stops. */
+  unfinishedPods(): Pod[];
   /** Terminates a pod with this grace period (the pod worker's kill). */
   kill(pod: Pod, gracePeriodSeconds: number): void;
+  /** Sends the Node's status now (cluster mode). */
+  syncNodeStatus(): void;
+  /** Shows the pod's status again through statusOf (a verdict was just recorded for it). */
+  refreshStatus(pod: Pod): void;
   onPodEvent(pod: Pod, event: PodEventRecord): void;
-  onNodeEvent(type: 'Warning', reason: string, message: string): void;
+  onNodeEvent(type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
 export class NodeProtection {
@@ -42,12 +52,18 @@ export class NodeProtection {
   private containerGc?: ContainerGcManager;
   private eviction?: EvictionManager;
   private qosTimer?: NodeJS.Timeout;
+  /** Graceful node shutdown; undefined when off (the gate, or no shutdownGracePeriod). */
+  private readonly nodeShutdown?: NodeShutdownManager;
 
   constructor(
     private readonly options: KubeletOptions,
     private readonly logger: Logger,
   ) {
     this.qosCgroups = new QosCgroups(options, logger);
+    const periods = shutdownPeriodsByPriority(options.nodeShutdown);
+    if (periods.length > 0) {
+      this.nodeShutdown = new NodeShutdownManager({ periods, bus: new SystemdLogindBus(options.nodeShutdown.logindConfDir), logger });
+    }
   }
 
   /** kubepods and its QoS tiers; what the shards need to make each pod's cgroup (undefined with cgroupsPerQOS off). */
@@ -101,13 +117,22 @@ export class NodeProtection {
       logger,
     });
     this.eviction.start();
+    void this.nodeShutdown?.start({
+      activePods: () => host.unfinishedPods(),
+      kill: (pod, gracePeriodSeconds) => host.kill(pod, gracePeriodSeconds),
+      syncNodeStatus: () => host.syncNodeStatus(),
+      refreshStatus: (pod) => host.refreshStatus(pod),
+      onNodeEvent: (type, reason, message) => host.onNodeEvent(type, reason, message),
+    });
   }
 
-  stop(): void {
+  /** Ends the loops; the shutdown inhibitor lock and watch go with their processes. */
+  async stop(): Promise<void> {
     clearInterval(this.qosTimer);
     this.containerGc?.stop();
     this.imageGc?.stop();
     this.eviction?.stop();
+    await this.nodeShutdown?.stop();
   }
 
   /** The eviction manager's admission check under node pressure; undefined admits. */
@@ -115,17 +140,39 @@ export class NodeProtection {
     return this.eviction?.admit(pod);
   }
 
+  /** The node shutdown manager's admission check, which upstream runs after the predicates; undefined admits. */
+  admitDuringShutdown(): Rejection | undefined {
+    return this.nodeShutdown?.admit();
+  }
+
+  /** The node is shutting down: Ready is False. */
+  nodeShuttingDown(): boolean {
+    return this.nodeShutdown?.shuttingDown() ?? false;
+  }
+
+  /** The pod worker finished with a pod (a node shutdown may be waiting for it). */
+  podFinished(uid: string): void {
+    this.nodeShutdown?.podFinished(uid);
+  }
+
+  /** A node shutdown killed the pod: it is not finished for good, and starts again after the reboot, as upstream's. */
+  killedForShutdown(uid: string): boolean {
+    return this.nodeShutdown?.killedForShutdown(uid) ?? false;
+  }
+
   /** MemoryPressure, DiskPressure, PIDPressure as the node reports them now. */
   conditions(): ReadonlySet<PressureCondition> {
     return this.eviction?.conditions() ?? new Set();
   }
 
-  /** An evicted pod's status says so (Failed, Evicted); any other pod's is as the shard computed it. */
+  /** An evicted or shut-down pod's status says so (Failed, Evicted or Terminated); any other pod's is as the shard computed it. */
   statusOf(uid: string, status: PodStatus): PodStatus {
-    return this.evicted.overlay(uid, status);
+    const afterEviction = this.evicted.overlay(uid, status);
+    return this.nodeShutdown ? this.nodeShutdown.statusOf(uid, afterEviction) : afterEviction;
   }
 
   forget(uid: string): void {
     this.evicted.forget(uid);
+    this.nodeShutdown?.forget(uid);
   }
 }

@@ -11,7 +11,7 @@ export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 export const GUARANTEED_OOM_SCORE_ADJ = -997;
 export const BESTEFFORT_OOM_SCORE_ADJ = 1000;
 /** scheduling.SystemCriticalPriority: priorities at or above it mark critical pods. */
-const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 const SYSTEM_NODE_CRITICAL_PRIORITY_CLASS = 'system-node-critical';
 
 type ResourceMap = Record<string, QuantityInput>;

@@ -16,6 +16,8 @@ export interface NodeHealth {
   memoryPressure: boolean;
   diskPressure: boolean;
   pidPressure: boolean;
+  /** The node shutdown manager saw PrepareForShutdown(true) (upstream's ShutdownStatus). */
+  shuttingDown: boolean;
 }
 
 /** A CRI RuntimeCondition (RuntimeReady / NetworkReady) as the Status call returns it. */
@@ -33,6 +35,8 @@ export const NOT_READY_REASON = 'KubeletNotReady';
 export const RUNTIME_STATUS_NOT_CHECKED_MESSAGE = 'container runtime status check may not have completed yet';
 /** runtimeState once the last successful check is older than the runtime sync threshold. */
 export const RUNTIME_DOWN_MESSAGE = 'container runtime is down';
+/** The node shutdown manager's ShutdownStatus error, once the node is shutting down. */
+export const NODE_SHUTTING_DOWN_MESSAGE = 'node is shutting down';
 /** runtimeState's network error before the runtime first reported NetworkReady. */
 export const NETWORK_STATE_UNKNOWN_MESSAGE = 'network state unknown';
 
@@ -119,11 +123,12 @@ function pressureCondition(
   };
 }
 
-/** The next Ready condition (ReadyCondition): runtime errors first, then network errors. */
+/** The next Ready condition (ReadyCondition): runtime errors first, then network errors, then the node shutdown manager's. */
 function readyCondition(previous: V1NodeCondition | undefined, health: NodeHealth, now: Date): V1NodeCondition {
   const errors: string[] = [];
   if (!health.runtimeReady) errors.push(health.runtimeMessage || RUNTIME_STATUS_NOT_CHECKED_MESSAGE);
   if (!health.networkReady) errors.push(health.networkMessage || NETWORK_STATE_UNKNOWN_MESSAGE);
+  if (health.shuttingDown) errors.push(NODE_SHUTTING_DOWN_MESSAGE);
   const ready = errors.length === 0;
   const status = ready ? 'True' : 'False';
   return {

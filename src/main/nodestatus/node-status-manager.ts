@@ -46,6 +46,8 @@ export interface NodeStatusManagerConfig {
   kubeletPort?: number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => ReadonlySet<string>;
+  /** The node shutdown manager's ShutdownStatus: Ready goes False while the node shuts down. */
+  shuttingDown?: () => boolean;
 }
 
 
@@ -122,6 +124,7 @@ class RuntimeState {
       memoryPressure: false,
       diskPressure: false,
       pidPressure: false,
+      shuttingDown: false,
     };
     if (runtimeErrors.length > 0) {
       // utilerrors flattens nested aggregates: one list of every message, not "[[a, b], c]".
@@ -146,6 +149,9 @@ export class NodeStatusManager {
   private delayAfterChangeMs = 0;
   /** True from the first failure until the next success: one warning per failure streak. */
   private failing = false;
+  /** Ends the run loop's current wait early (syncNow). */
+  private wake?: AbortController;
+  private syncRequested = false;
 
   constructor(private readonly config: NodeStatusManagerConfig) {
     this.machine = config.machine;
@@ -159,6 +165,7 @@ export class NodeStatusManager {
       memoryPressure: pressure.has('MemoryPressure'),
       diskPressure: pressure.has('DiskPressure'),
       pidPressure: pressure.has('PIDPressure'),
+      shuttingDown: this.config.shuttingDown?.() ?? false,
     };
   }
 
@@ -178,14 +185,28 @@ export class NodeStatusManager {
     this.abort.abort();
   }
 
+  /**
+   * A round now, out of turn (the node shutdown manager calls upstream's
+   * syncNodeStatus when a shutdown begins, so the Node shows NotReady at once);
+   * a round in flight is followed by another one.
+   */
+  syncNow(): void {
+    this.syncRequested = true;
+    this.wake?.abort();
+  }
+
   private async run(firstDelayMs: number): Promise<void> {
     let delayMs = firstDelayMs;
     while (!this.abort.signal.aborted) {
-      try {
-        await sleep(delayMs, undefined, { signal: this.abort.signal });
-      } catch {
-        return;
+      if (!this.syncRequested) {
+        this.wake = new AbortController();
+        try {
+          await sleep(delayMs, undefined, { signal: AbortSignal.any([this.abort.signal, this.wake.signal]) });
+        } catch {
+          if (this.abort.signal.aborted) return;
+        }
       }
+      this.syncRequested = false;
       delayMs = await this.syncNodeStatus();
     }
   }

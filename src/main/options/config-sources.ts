@@ -62,6 +62,8 @@ const ACTED_ON_FIELDS = new Set([
   'imageGCHighThresholdPercent', 'imageGCLowThresholdPercent', 'imageMinimumGCAge', 'imageMaximumGCAge',
   'evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim', 'evictionPressureTransitionPeriod', 'evictionMaxPodGracePeriod',
   'containerLogMaxSize', 'containerLogMaxFiles', 'containerLogMaxWorkers', 'containerLogMonitorInterval',
+  // Graceful node shutdown: acted on where systemd-logind is on the system bus; elsewhere start-up says it is unavailable.
+  'shutdownGracePeriod', 'shutdownGracePeriodCriticalPods', 'shutdownGracePeriodByPodPriority',
   // The kubelet API server (:10250) and healthz.
   'enableServer', 'address', 'port', 'tlsCertFile', 'tlsPrivateKeyFile', 'tlsMinVersion', 'tlsCipherSuites', 'serverTLSBootstrap',
   'authentication', 'authorization', 'enableDebuggingHandlers', 'healthzPort', 'healthzBindAddress',

@@ -66,6 +66,7 @@ const CHECKS: Check[] = [
     (fields.shutdownGracePeriodCriticalPods as number | undefined ?? 0) > (fields.shutdownGracePeriod as number | undefined ?? 0)
       ? { field: 'shutdownGracePeriodCriticalPods', reason: 'must be <= shutdownGracePeriod' }
       : undefined,
+  checkShutdownGracePeriodByPodPriority,
   when('containerLogMonitorInterval', (ms) => (ms as number) < 3_000, 'must be at least 3s'),
   // The container log manager's checks (upstream's validation and NewContainerLogManager).
   when('containerLogMaxSize', (size) => !isValidQuantity(size as string) || parseBytes(size as string) <= 0, 'must be a positive resource quantity, e.g. 10Mi'),
@@ -129,6 +130,21 @@ function range(field: string, min: number, max: number): Check {
 
 function oneOf(field: string, allowed: string[]): Check {
   return when(field, (value) => !allowed.includes(value as string), `must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
+}
+
+/** Upstream's rules for shutdownGracePeriodByPodPriority: not with the two plain periods, and only with its gate. */
+function checkShutdownGracePeriodByPodPriority(fields: Fields): ConfigProblem | undefined {
+  const byPriority = (fields.shutdownGracePeriodByPodPriority as unknown[] | undefined) ?? [];
+  if (byPriority.length === 0) return undefined;
+  const field = 'shutdownGracePeriodByPodPriority';
+  if ((fields.shutdownGracePeriod as number | undefined ?? 0) > 0 || (fields.shutdownGracePeriodCriticalPods as number | undefined ?? 0) > 0) {
+    return { field, reason: 'Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time' };
+  }
+  const gates = (fields.featureGates as Record<string, unknown> | undefined) ?? {};
+  if (gates.GracefulNodeShutdownBasedOnPodPriority === false) {
+    return { field, reason: 'Specifying shutdownGracePeriodByPodPriority requires feature gate GracefulNodeShutdownBasedOnPodPriority' };
+  }
+  return undefined;
 }
 
 function checkClusterDNS(fields: Fields): ConfigProblem | undefined {

@@ -16,7 +16,7 @@ import { listConfigDir, mergeFields, setFieldPath, settingsNotActedOn, upstreamF
 import { checkFields, FieldError, isPlainObject, KUBELET_CONFIGURATION_FIELDS } from './kubelet-config-fields.js';
 import { findConfigProblem, type ConfigProblem } from './kubelet-config-validation.js';
 import { parseBytes } from '../../shared/quantity.js';
-import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeTaint } from './kubelet-options.js';
+import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeShutdownOptions, NodeTaint, ShutdownGracePeriodByPodPriority } from './kubelet-options.js';
 import { findServerConfigProblem } from './kubelet-server-validation.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
@@ -353,6 +353,23 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     ...nodeSettings(fields, flags),
     kubeletServer: serverSettings(fields),
     containerLogs: containerLogSettings(fields),
+    nodeShutdown: nodeShutdownSettings(fields, flags),
+  };
+}
+
+/** Upstream's logindConfigDirectory, where the kubelet's InhibitDelayMaxSec drop-in goes. */
+export const DEFAULT_LOGIND_CONF_DIR = '/etc/systemd/logind.conf.d';
+
+/** Graceful node shutdown; both gates are on by default, as upstream. */
+function nodeShutdownSettings(fields: Record<string, unknown>, flags: KubeletFlags): NodeShutdownOptions {
+  const gates = (fields.featureGates as Record<string, boolean> | undefined) ?? {};
+  return {
+    enabled: gates.GracefulNodeShutdown !== false,
+    byPodPriorityEnabled: gates.GracefulNodeShutdownBasedOnPodPriority !== false,
+    gracePeriodMs: (fields.shutdownGracePeriod as number | undefined) ?? 0,
+    criticalPodsGracePeriodMs: (fields.shutdownGracePeriodCriticalPods as number | undefined) ?? 0,
+    byPodPriority: (fields.shutdownGracePeriodByPodPriority as ShutdownGracePeriodByPodPriority[] | undefined) ?? [],
+    logindConfDir: flags.logindConfDir || DEFAULT_LOGIND_CONF_DIR,
   };
 }
 

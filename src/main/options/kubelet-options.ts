@@ -61,6 +61,25 @@ export interface ContainerLogOptions {
   monitorIntervalMs: number;
 }
 
+/** One entry of shutdownGracePeriodByPodPriority: pods of at least this priority get this long at node shutdown. */
+export interface ShutdownGracePeriodByPodPriority {
+  priority: number;
+  shutdownGracePeriodSeconds: number;
+}
+
+/** Graceful node shutdown, as upstream's nodeshutdown.Config. */
+export interface NodeShutdownOptions {
+  /** The GracefulNodeShutdown gate (on by default, as upstream). */
+  enabled: boolean;
+  /** The GracefulNodeShutdownBasedOnPodPriority gate: without it shutdownGracePeriodByPodPriority is not read. */
+  byPodPriorityEnabled: boolean;
+  gracePeriodMs: number;
+  criticalPodsGracePeriodMs: number;
+  byPodPriority: ShutdownGracePeriodByPodPriority[];
+  /** shardlet's own --logind-conf-dir: where the 99-kubelet.conf drop-in goes (upstream's fixed /etc/systemd/logind.conf.d). */
+  logindConfDir: string;
+}
+
 export interface KubeletOptions {
   /** Path of the KubeletConfiguration file (--config), '' when none was given. */
   configFile: string;
@@ -177,6 +196,7 @@ export interface KubeletOptions {
 
   // Kubelet API server (:10250) and healthz.
   kubeletServer: KubeletServerOptions;
+  nodeShutdown: NodeShutdownOptions;
   // Container logs.
   containerLogs: ContainerLogOptions;
 }

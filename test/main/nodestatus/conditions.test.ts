@@ -69,6 +69,26 @@ test('first computation: upstream reasons and messages, Ready last', () => {
       ],
     },
     {
+      name: 'node shutting down',
+      health: { shuttingDown: true },
+      want: [
+        'MemoryPressure=False KubeletHasSufficientMemory: kubelet has sufficient memory available',
+        'DiskPressure=False KubeletHasNoDiskPressure: kubelet has no disk pressure',
+        'PIDPressure=False KubeletHasSufficientPID: kubelet has sufficient PID available',
+        'Ready=False KubeletNotReady: node is shutting down',
+      ],
+    },
+    {
+      name: 'runtime down while shutting down, aggregated in order',
+      health: { runtimeReady: false, runtimeMessage: 'container runtime is down', shuttingDown: true },
+      want: [
+        'MemoryPressure=False KubeletHasSufficientMemory: kubelet has sufficient memory available',
+        'DiskPressure=False KubeletHasNoDiskPressure: kubelet has no disk pressure',
+        'PIDPressure=False KubeletHasSufficientPID: kubelet has sufficient PID available',
+        'Ready=False KubeletNotReady: [container runtime is down, node is shutting down]',
+      ],
+    },
+    {
       name: 'runtime never checked',
       health: { runtimeReady: false, runtimeMessage: '' },
       want: [

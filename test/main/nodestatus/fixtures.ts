@@ -10,4 +10,5 @@ export const HEALTHY: NodeHealth = {
   memoryPressure: false,
   diskPressure: false,
   pidPressure: false,
+  shuttingDown: false,
 };

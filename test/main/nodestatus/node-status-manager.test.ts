@@ -200,6 +200,32 @@ test('Ready=False with upstream message while the network is not ready', async (
   await waitUntil(async () => readyOf(await readNode(NODE))?.status === 'True', WAIT_MS, 'Ready=True after the network');
 });
 
+test('syncNow sends the status at once, not at the next period: a node shutting down is NotReady', async () => {
+  const nodeName = 'shutdown-node';
+  const kubeconfig = await api.writeKubeconfig(join(workDir, `${nodeName}.kubeconfig`), { user: 'kubelet', nodeName });
+  // A period far longer than the wait below: only syncNow can bring the change in time.
+  const options = { ...kubeletOptions(nodeName, kubeconfig), nodeStatusUpdateFrequencyMs: 10 * 60_000 };
+  let shuttingDown = false;
+  const clients = loadKubeClients(kubeconfig, options.kubeAPIQPS, options.kubeAPIBurst);
+  const manager = new NodeStatusManager({ clients, options, cri, logger: silent, kubeletVersion: KUBELET_VERSION, shuttingDown: () => shuttingDown });
+  stoppers.push(() => manager.stop());
+  await manager.start();
+  assert.equal(readyOf(await readNode(nodeName))?.status, 'True');
+
+  shuttingDown = true;
+  manager.syncNow();
+  const ready = await waitUntil(
+    async () => {
+      const condition = readyOf(await readNode(nodeName));
+      return condition?.status === 'False' ? condition : undefined;
+    },
+    WAIT_MS,
+    'Ready=False for the shutdown',
+  );
+  assert.equal(ready.reason, 'KubeletNotReady');
+  assert.equal(ready.message, 'node is shutting down');
+});
+
 test('the heartbeat renews the node lease, owned by the node', async () => {
   const node = await waitUntil(() => readNode(NODE), WAIT_MS, 'the node');
   await startLease(NODE, () => node.metadata?.uid);
