@@ -8,12 +8,13 @@ import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
-import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podUid, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { ClusterConnection } from './cluster-connection.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
 import { UrlSource } from './config/url-source.js';
-import { admitPod } from '../shared/admission/admit-pod.js';
+import { admitPodWithUsage } from '../shared/admission/admit-pod.js';
+import { ActivePodUsage } from './admission/active-pod-usage.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { setProbeCountSource } from './metrics/probe-metrics.js';
@@ -57,6 +58,11 @@ export class Kubelet {
   private readonly terminalRecords: TerminalStatusRecords;
   readonly startup = new StartupTracker();
   private readonly runtimeKnownPods = new RuntimeKnownPods();
+  /** What the admitted, syncing pods use, kept as they come and go: admission reads it instead of walking every pod. */
+  private readonly activePods = new ActivePodUsage(
+    (uid) => this.podManager.get(uid),
+    (uid) => this.podWorkers?.phaseOf(uid) === 'syncing',
+  );
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
   /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
@@ -150,7 +156,10 @@ export class Kubelet {
       onProbeResult: (message) => this.onProbeResult(message),
     });
     setProbeCountSource(async () => ((await this.shards?.probeStats()) ?? []).flatMap((stats) => stats.counts));
-    this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
+    this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger, {
+      onPhaseChange: (uid) => this.activePods.refresh(uid),
+    });
+    this.podManager.onChange((uid) => this.activePods.refresh(uid));
     const admissionNode = nodeForAdmission(options);
     this.syncLoop = new SyncLoop({
       podManager: this.podManager,
@@ -159,9 +168,9 @@ export class Kubelet {
       logger,
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
-      admit: (pod, activePods) => {
+      admit: (pod) => {
         const rejection = this.protection.admit(pod);
-        return rejection ? { admit: false, ...rejection } : admitPod(pod, activePods, admissionNode);
+        return rejection ? { admit: false, ...rejection } : admitPodWithUsage(pod, this.activePods.usageExcluding(podUid(pod)), admissionNode);
       },
       onRejected: (pod, reason, message) => {
         this.statuses.set(pod, { phase: 'Failed', reason, message });
