@@ -64,7 +64,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   const restartCount = previous ? previous.restartCount + 1 : 0;
   let config;
   try {
-    config = buildContainerConfig({
+    config = await buildContainerConfig({
       pod,
       container,
       type: target.type,
