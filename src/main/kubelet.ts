@@ -8,12 +8,12 @@ import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
-import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
+import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podUid, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { ClusterConnection } from './cluster-connection.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
-import { UrlSource } from './config/url-source.js';
-import { admitPod } from '../shared/admission/admit-pod.js';
+import { admitPodWithUsage } from '../shared/admission/admit-pod.js';
+import { ActivePodUsage } from './admission/active-pod-usage.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { setProbeCountSource } from './metrics/probe-metrics.js';
@@ -58,6 +58,11 @@ export class Kubelet {
   private readonly terminalRecords: TerminalStatusRecords;
   readonly startup = new StartupTracker();
   private readonly runtimeKnownPods = new RuntimeKnownPods();
+  /** What the admitted, syncing pods use, kept as they come and go: admission reads it instead of walking every pod. */
+  private readonly activePods = new ActivePodUsage(
+    (uid) => this.podManager.get(uid),
+    (uid) => this.podWorkers?.phaseOf(uid) === 'syncing',
+  );
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
   /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
@@ -151,7 +156,10 @@ export class Kubelet {
       onProbeResult: (message) => this.onProbeResult(message),
     });
     setProbeCountSource(async () => ((await this.shards?.probeStats()) ?? []).flatMap((stats) => stats.counts));
-    this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger);
+    this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger, {
+      onPhaseChange: (uid) => this.activePods.refresh(uid),
+    });
+    this.podManager.onChange((uid) => this.activePods.refresh(uid));
     const admissionNode = nodeForAdmission(options);
     this.syncLoop = new SyncLoop({
       podManager: this.podManager,
@@ -160,10 +168,10 @@ export class Kubelet {
       logger,
       sourcesReady: () => this.storage?.sourcesReady(this.expectedSources) ?? false,
       onPodSeen: (pod) => this.startup.seen(pod),
-      admit: (pod, activePods) => {
+      admit: (pod) => {
         const rejection = this.protection.admit(pod);
         if (rejection) return { admit: false, ...rejection };
-        const verdict = admitPod(pod, activePods, admissionNode);
+        const verdict = admitPodWithUsage(pod, this.activePods.usageExcluding(podUid(pod)), admissionNode);
         const shutdown = verdict.admit ? this.protection.admitDuringShutdown() : undefined;
         return shutdown ? { admit: false, ...shutdown } : verdict;
       },
@@ -360,6 +368,8 @@ export class Kubelet {
     }
     if (options.staticPodURL) {
       this.expectedSources.push(HTTP_SOURCE);
+      // Loaded only for a URL source: undici's own modules cost the start about 50 ms of CPU.
+      const { UrlSource } = await import('./config/url-source.js');
       const source = new UrlSource({
         url: options.staticPodURL,
         headers: options.staticPodURLHeader,

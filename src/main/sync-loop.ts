@@ -21,8 +21,8 @@ export interface SyncLoopDeps {
   sourcesReady: () => boolean;
   /** When a pod was first seen, for the pod start latency. */
   onPodSeen: (pod: Pod) => void;
-  /** Upstream's canAdmitPod against the pods already running here. */
-  admit: (pod: Pod, activePods: Pod[]) => AdmitResult;
+  /** Upstream's canAdmitPod against the pods already admitted here (the pod itself not counted). */
+  admit: (pod: Pod) => AdmitResult;
   /** A pod admission refused: it gets phase Failed with the reason, and never runs. */
   onRejected: (pod: Pod, reason: string, message: string) => void;
   /** Cluster mode: keep one mirror pod per running static pod (run by housekeeping). */
@@ -144,11 +144,7 @@ export class SyncLoop {
   private admitted(pod: Pod): boolean {
     const uid = pod.metadata?.uid ?? '';
     if (this.deps.podWorkers.has(uid)) return true;
-    const { podManager, podWorkers } = this.deps;
-    const activePods = podManager
-      .pods()
-      .filter((other) => podWorkers.phaseOf(other.metadata?.uid ?? '') === 'syncing' && other.metadata?.uid !== uid);
-    const result = this.deps.admit(pod, activePods);
+    const result = this.deps.admit(pod);
     if (result.admit) return true;
     this.rejectedUids.add(uid);
     this.deps.logger.warn(

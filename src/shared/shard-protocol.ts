@@ -45,6 +45,7 @@ export interface ShardSettings {
 /** What a pod worker asks its shard to do, as upstream's SyncPod / SyncTerminatingPod / SyncTerminatedPod. */
 export type SyncKind = 'sync' | 'terminating' | 'terminated';
 
+/** A pod sync as the pod worker asks for it (the shard's Shard.sync takes it whole; threads get a ShardSyncRequest). */
 export interface SyncPodRequest {
   kind: SyncKind;
   pod: Pod;
@@ -58,6 +59,47 @@ export interface SyncPodRequest {
   apiData?: PodApiData;
   /** The runtime holds nothing of this pod (its first sync, and it was not there at start-up): no need to read it. */
   runtimeKnownEmpty?: boolean;
+}
+
+/**
+ * A SyncPodRequest as it crosses to a shard thread. Most syncs of a pod repeat what
+ * its shard was sent before (resyncs, PLEG wake-ups, init container steps), so the
+ * pod, its API data and its previous status travel only when the shard may not hold
+ * them: otherwise the request names the earlier request that carried them (its
+ * `seq`), or, for the status, the request whose result it was. The shard keeps what
+ * it was last sent per pod, as a cache it may lose, and answers a NeedFullRequest when
+ * it does not hold exactly what a request names (a replaced thread, a lost request):
+ * the main thread then sends everything. A sync never runs on a stale spec.
+ */
+export interface ShardSyncRequest {
+  uid: string;
+  kind: SyncKind;
+  /** Numbers the requests to one shard, never reused: what later requests name. */
+  seq: number;
+  pod?: Pod;
+  /** Instead of `pod`: the pod that request `podFrom` carried. */
+  podFrom?: number;
+  gracePeriodSeconds?: number;
+  removeFromRuntime?: boolean;
+  runtimeKnownEmpty?: boolean;
+  previousStatus?: PodStatus;
+  /** Instead of `previousStatus`: the status this shard returned for request `previousStatusFrom`. */
+  previousStatusFrom?: number;
+  apiData?: PodApiData;
+  /** Instead of `apiData`: the API data that request `apiDataFrom` carried. */
+  apiDataFrom?: number;
+}
+
+/** A shard's answer to a ShardSyncRequest naming something it does not hold: nothing was synced; send it all. */
+export interface NeedFullRequest {
+  needFull: true;
+  uid: string;
+}
+
+export type ShardSyncReply = SyncPodResult | NeedFullRequest;
+
+export function isNeedFullRequest(reply: ShardSyncReply): reply is NeedFullRequest {
+  return (reply as Partial<NeedFullRequest>).needFull === true;
 }
 
 /** A ConfigMap's payload as the API holds it (binaryData base64). */
@@ -194,7 +236,7 @@ export interface RuntimeCounts {
 }
 
 /** main → shard thread: a piscina task. `exit` ends the thread (fault injection, tests only). */
-export type ShardTask = { op: 'sync'; request: SyncPodRequest } | { op: 'probe-stats' } | { op: 'exit' };
+export type ShardTask = { op: 'sync'; request: ShardSyncRequest } | { op: 'probe-stats' } | { op: 'exit' };
 
 /** What the main thread gives each worker thread at its start (piscina workerData). */
 export interface WorkerBootData {

@@ -18,6 +18,7 @@ import { openShardCri } from './shard-cri.js';
 import { createProbeRunner } from './prober/prober.js';
 import { ProberManager } from './prober/prober-manager.js';
 import { teardownPodVolumes } from './volumes/pod-volumes.js';
+import { podPathsMade } from './volumes/pod-paths-made.js';
 
 export class Shard {
   private readonly deps: RuntimeDeps;
@@ -122,6 +123,8 @@ export class Shard {
     let runtime = await read();
     await killPod(deps, runtime, pod.spec ? pod : undefined, request.gracePeriodSeconds);
     if (request.kind === 'terminated') {
+      // Its directories go now (some of them only with the removal): a pod that runs again makes them afresh.
+      podPathsMade.forgetPod(uid);
       if (request.removeFromRuntime) {
         await removePodFromRuntime(deps, await read());
         if (pod.spec && !(await removePodCgroup(pod, deps.settings.podCgroups))) {

@@ -42,7 +42,8 @@ function setup(sourcesReady = true, maxPods = 110) {
     logger,
     sourcesReady: () => sourcesReady,
     onPodSeen: () => undefined,
-    admit: (pod, activePods) => admitPod(pod, activePods, node),
+    // What the kubelet counts: the pods it holds whose pod worker is syncing.
+    admit: (candidate) => admitPod(candidate, podManager.pods().filter((p) => recorded.workers.phaseOf(p.metadata!.uid!) === 'syncing'), node),
     onRejected: (pod, reason) => rejections.push(`${pod.metadata!.uid}:${reason}`),
   });
   return { loop, podManager, rejections, ...recorded };
@@ -135,7 +136,7 @@ test('a pod whose handling throws is logged and skipped; the other pods of the s
     logger: capture,
     sourcesReady: () => true,
     onPodSeen: () => undefined,
-    admit: (p, activePods) => admitPod(p, activePods, node),
+    admit: (p) => admitPod(p, [], node),
     onRejected: () => undefined,
   });
   loop.handleConfigUpdate({ op: 'ADD', source: 'file', pods: [pod('a'), pod('bad'), pod('c')] });

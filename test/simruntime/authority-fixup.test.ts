@@ -88,8 +88,15 @@ function headerBlocksOf(bytes: Buffer): Array<{ streamId: number; block: Buffer 
   return blocks;
 }
 
-const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
-const headerValue = fc.string({ maxLength: 300 }).map((text) => text.replace(/[^\x20-\x7e]/g, 'x'));
+const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).filter((name) => !(name in Object.prototype));
+// hpack.js's compressor, which writes the test's header blocks, looks values up in a
+// plain object and encodes `toString`, `constructor` and their kin as a bogus table
+// index; its decompressor (the one the rewriter uses) is not affected. Those names and
+// values are left out.
+const headerValue = fc
+  .string({ maxLength: 300 })
+  .map((text) => text.replace(/[^\x20-\x7e]/g, 'x'))
+  .filter((text) => !(text in Object.prototype));
 const requestHeaders = fc.record({
   authority: fc.oneof(fc.constant('/run/containerd/containerd.sock'), fc.constant('localhost'), headerValue),
   extra: fc.array(fc.tuple(headerName, headerValue), { maxLength: 8 }),

@@ -6,6 +6,12 @@ import { podFullName, podUid, type Pod } from '../../shared/types.js';
 export class PodManager {
   private readonly podsByUid = new Map<string, Pod>();
   private readonly mirrorPodsByFullName = new Map<string, Pod>();
+  private readonly listeners: Array<(uid: string) => void> = [];
+
+  /** Called with a pod's UID after it was added, replaced or removed (mirror pods aside). */
+  onChange(listener: (uid: string) => void): void {
+    this.listeners.push(listener);
+  }
 
   addOrUpdateMirror(pod: Pod): void {
     this.mirrorPodsByFullName.set(podFullName(pod), pod);
@@ -26,11 +32,15 @@ export class PodManager {
   }
 
   addOrUpdate(pod: Pod): void {
-    this.podsByUid.set(podUid(pod), pod);
+    const uid = podUid(pod);
+    this.podsByUid.set(uid, pod);
+    for (const listener of this.listeners) listener(uid);
   }
 
   remove(pod: Pod): void {
-    this.podsByUid.delete(podUid(pod));
+    const uid = podUid(pod);
+    if (!this.podsByUid.delete(uid)) return;
+    for (const listener of this.listeners) listener(uid);
   }
 
   get(uid: string): Pod | undefined {

@@ -79,11 +79,16 @@ const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 export interface PodWorkersOptions {
   /** Source of the resync and backoff jitter, uniform in [0, 1): Math.random unless a test pins it. */
   random?: () => number;
+  /** A pod's phase changed, or its state was dropped (phaseOf now says undefined): admission's counts follow it. */
+  onPhaseChange?: (uid: string) => void;
 }
 
 export class PodWorkers {
   private readonly workByUid = new Map<string, PodWork>();
+  /** The pods known under each namespace/name: a static pod's predecessors, found without a walk over every pod. */
+  private readonly worksByFullName = new Map<string, Set<PodWork>>();
   private readonly random: () => number;
+  private readonly onPhaseChange: (uid: string) => void;
 
   constructor(
     private readonly host: PodSyncHost,
@@ -92,6 +97,7 @@ export class PodWorkers {
     options: PodWorkersOptions = {},
   ) {
     this.random = options.random ?? Math.random;
+    this.onPhaseChange = options.onPhaseChange ?? (() => undefined);
   }
 
   /** Upstream's UpdatePod: record the latest spec and intent, and make sure a sync runs. */
@@ -100,8 +106,7 @@ export class PodWorkers {
     let work = this.workByUid.get(uid);
     const firstTime = !work;
     if (!work) {
-      work = newWork(uid, options.pod);
-      this.workByUid.set(uid, work);
+      work = this.addWork(uid, options.pod);
       if (options.type !== 'kill') this.startFinishedPodTerminated(work);
     } else if (options.pod.spec || !work.pod.spec) {
       work.pod = options.pod;
@@ -122,8 +127,9 @@ export class PodWorkers {
       work.restartRequested = true;
       return;
     }
-    Object.assign(work, { phase: 'syncing', finished: false, restartRequested: false, removeFromRuntime: false });
+    Object.assign(work, { finished: false, restartRequested: false, removeFromRuntime: false });
     work.gracePeriodSeconds = undefined;
+    this.setPhase(work, 'syncing');
     this.host.onPodRestart?.(work.uid);
     this.logger.info({ pod: work.fullName, uid: work.uid }, 'Pod re-added after it terminated; starting it again');
   }
@@ -139,7 +145,7 @@ export class PodWorkers {
   private startFinishedPodTerminated(work: PodWork): void {
     const phase = [this.host.previousStatus(work.uid)?.phase, work.pod.status?.phase].find((p) => p !== undefined && TERMINAL_PHASES.has(p));
     if (!phase) return;
-    work.phase = 'terminating';
+    this.setPhase(work, 'terminating');
     this.logger.info({ pod: work.fullName, uid: work.uid, phase }, 'Pod already finished; its containers will not run again');
   }
 
@@ -203,7 +209,28 @@ export class PodWorkers {
   /** Drops a finished pod's state (housekeeping, once no source wants it). */
   forget(uid: string): void {
     const work = this.workByUid.get(uid);
-    if (work?.finished) this.workByUid.delete(uid);
+    if (!work?.finished) return;
+    this.workByUid.delete(uid);
+    const sameName = this.worksByFullName.get(work.fullName);
+    sameName?.delete(work);
+    if (sameName?.size === 0) this.worksByFullName.delete(work.fullName);
+    this.onPhaseChange(uid);
+  }
+
+  private addWork(uid: string, pod: Pod): PodWork {
+    const work = newWork(uid, pod);
+    this.workByUid.set(uid, work);
+    const sameName = this.worksByFullName.get(work.fullName) ?? new Set<PodWork>();
+    sameName.add(work);
+    this.worksByFullName.set(work.fullName, sameName);
+    this.onPhaseChange(uid);
+    return work;
+  }
+
+  private setPhase(work: PodWork, phase: WorkPhase): void {
+    if (work.phase === phase) return;
+    work.phase = phase;
+    this.onPhaseChange(work.uid);
   }
 
   private markTerminating(work: PodWork, options: UpdatePodOptions): void {
@@ -216,7 +243,7 @@ export class PodWorkers {
       work.gracePeriodSeconds = Math.min(work.gracePeriodSeconds ?? options.gracePeriodSeconds, options.gracePeriodSeconds);
     }
     if (work.phase === 'syncing') {
-      work.phase = 'terminating';
+      this.setPhase(work, 'terminating');
       this.logger.info({ pod: work.fullName, uid: work.uid, gracePeriodSeconds: work.gracePeriodSeconds }, 'Pod is terminating');
     }
   }
@@ -263,7 +290,7 @@ export class PodWorkers {
       const phase = result.status.phase;
       if (phase === 'Succeeded' || phase === 'Failed') {
         // A terminal pod goes on to terminate (stop its sandbox), as upstream's SyncPod returning isTerminal.
-        work.phase = 'terminating';
+        this.setPhase(work, 'terminating');
         work.dueAtMs = 0;
       } else {
         // 0 is "due now": the next sync tick runs it (a failed start is retried once a second, not in a loop).
@@ -273,7 +300,7 @@ export class PodWorkers {
         if (requeueMs > 0 && requeueMs < SYNC_TICK_GRANULARITY_MS) this.dispatchAfter(work, requeueMs);
       }
     } else if (kind === 'terminating') {
-      if (result.terminated) work.phase = 'terminated';
+      if (result.terminated) this.setPhase(work, 'terminated');
       work.dueAtMs = result.terminated ? 0 : nowMs + TERMINATING_RECHECK_MS;
     } else {
       work.finished = true;
@@ -308,8 +335,8 @@ export class PodWorkers {
   }
 
   private predecessorRunning(work: PodWork): boolean {
-    for (const other of this.workByUid.values()) {
-      if (other.uid === work.uid || other.fullName !== work.fullName || other.finished) continue;
+    for (const other of this.worksByFullName.get(work.fullName) ?? []) {
+      if (other === work || other.finished) continue;
       // A static predecessor still syncing is about to be removed by the same config change.
       if (other.phase !== 'syncing' || other.isStatic) return true;
     }

@@ -9,6 +9,7 @@ import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
 import {
+  isNeedFullRequest,
   isProbeResultMessage,
   isPullPortMessage,
   THREAD_CPU_TASK,
@@ -16,6 +17,7 @@ import {
   type ProbeStats,
   type RelistResult,
   type ShardSettings,
+  type ShardSyncReply,
   type ShardTask,
   type SyncPodRequest,
   type SyncPodResult,
@@ -26,6 +28,9 @@ import { openShardCri } from '../../workers/shard-cri.js';
 import { Relister } from '../../workers/pleg/relist.js';
 import type { PullCoordinator } from '../images/pull-coordinator.js';
 import { shardForUid } from './shard-hash.js';
+import { ShardRequests, type ShardRequestCounts } from './shard-requests.js';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { podUid } from '../../shared/types.js';
 
 /** Pod syncs one shard thread runs at once; each mostly waits on the runtime. */
 export const CONCURRENT_SYNCS_PER_SHARD = 512;
@@ -55,11 +60,15 @@ export interface ShardStats {
   threadRestarts: number;
   runP99Ms: number;
   waitP99Ms: number;
+  /** Sync requests that carried the pod, that named what the shard held, and that the shard sent back for everything. */
+  requests?: ShardRequestCounts;
 }
 
 interface ThreadShard {
   pool: Piscina;
   threadsCreated: number;
+  /** What this thread was sent of each pod: later syncs send only what changed. */
+  requests: ShardRequests;
 }
 
 export class ShardPool {
@@ -92,12 +101,32 @@ export class ShardPool {
     return shardForUid(uid, this.shardCount);
   }
 
-  /** Runs one pod sync on the pod's shard. */
-  sync(request: SyncPodRequest): Promise<SyncPodResult> {
+  /**
+   * Runs one pod sync on the pod's shard. A thread gets only what it does not hold
+   * yet; if it lost what the request names, it says so and gets the whole request.
+   */
+  async sync(request: SyncPodRequest): Promise<SyncPodResult> {
     if (this.inlineShard) return this.inlineShard.sync(request);
-    const index = this.shardOf(request.pod.metadata?.uid ?? '');
-    const task: ShardTask = { op: 'sync', request };
-    return this.threads[index].pool.run(task) as Promise<SyncPodResult>;
+    const thread = this.threads[this.shardOf(podUid(request.pod))];
+    const reply = await this.runSync(thread, request, false);
+    if (!isNeedFullRequest(reply)) return reply;
+    const retried = await this.runSync(thread, request, true);
+    if (!isNeedFullRequest(retried)) return retried;
+    throw new ShardletError(ErrorCodes.INTERNAL, `shard asked again for the whole sync request of pod ${retried.uid} it was just sent`, { uid: retried.uid });
+  }
+
+  private async runSync(thread: ThreadShard, request: SyncPodRequest, whole: boolean): Promise<ShardSyncReply> {
+    const wire = thread.requests.encode(request, whole);
+    const task: ShardTask = { op: 'sync', request: wire };
+    let reply: ShardSyncReply;
+    try {
+      reply = (await thread.pool.run(task)) as ShardSyncReply;
+    } catch (err) {
+      thread.requests.forget(wire.uid);
+      throw err;
+    }
+    thread.requests.settled(wire, reply);
+    return reply;
   }
 
   /** CPU time of each shard thread and of the PLEG thread (none with --workers 0: the main thread does their work). */
@@ -145,6 +174,7 @@ export class ShardPool {
       threadRestarts: Math.max(thread.threadsCreated - 1, 0),
       runP99Ms: thread.pool.histogram.runTime.p99,
       waitP99Ms: thread.pool.histogram.waitTime.p99,
+      requests: { ...thread.requests.counts },
     }));
   }
 
@@ -169,7 +199,7 @@ export class ShardPool {
       idleTimeout: Number.MAX_SAFE_INTEGER,
       workerData: this.bootData(index),
     });
-    const thread: ThreadShard = { pool, threadsCreated: 0 };
+    const thread: ThreadShard = { pool, threadsCreated: 0, requests: new ShardRequests() };
     pool.on('message', (message: unknown) => {
       if (isPullPortMessage(message)) Comlink.expose(pulls, nodeEndpoint(message.port));
       else if (isProbeResultMessage(message)) this.options.onProbeResult?.(message);
@@ -177,6 +207,7 @@ export class ShardPool {
     pool.on('workerCreate', () => {
       thread.threadsCreated++;
       if (thread.threadsCreated === 1) return;
+      thread.requests.clear();
       logger.warn({ shard: index }, 'Shard thread replaced; resyncing its pods from the runtime');
       this.options.onShardReplaced(index);
     });

@@ -7,8 +7,9 @@
 import { isCriticalPod } from '../qos.js';
 import { podUid, type Pod } from '../types.js';
 import { hostPortsFit } from './host-ports.js';
+import { usageOfPods, type NodeUsage } from './node-usage.js';
 import { requiredNodeAffinityMatches } from './node-affinity.js';
-import { addResources, emptyResources, podRequests, type ResourceVector } from './pod-requests.js';
+import { podRequests, type ResourceVector } from './pod-requests.js';
 import { findUntoleratedTaint, TAINT_EFFECT_NO_EXECUTE, type NodeTaint } from './taints.js';
 import { isStaticPod } from '../pod-kinds.js';
 
@@ -85,27 +86,14 @@ function checkPodOS(pod: Pod): AdmitResult | undefined {
   return undefined;
 }
 
-/** Requests of pods already on the node; a pod whose quantities do not parse counts as 0. */
-function usedResources(otherPods: readonly Pod[]): ResourceVector {
-  let used = emptyResources();
-  for (const other of otherPods) {
-    try {
-      used = addResources(used, podRequests(other));
-    } catch {
-      // It was admitted already; one bad manifest must not block every later admission.
-    }
-  }
-  return used;
-}
-
 /** As noderesources.fitsRequest: pod count always, each resource only when the pod requests it. */
-function checkResources(requested: ResourceVector, otherPods: readonly Pod[], node: NodeInfoForAdmission): AdmitFailure[] {
+function checkResources(requested: ResourceVector, usage: NodeUsage, node: NodeInfoForAdmission): AdmitFailure[] {
   const failures: AdmitFailure[] = [];
   const { allocatable } = node;
-  if (otherPods.length + 1 > allocatable.pods) {
-    failures.push(insufficient('pods', 1, otherPods.length, allocatable.pods));
+  const used = usage.requested;
+  if (usage.pods + 1 > allocatable.pods) {
+    failures.push(insufficient('pods', 1, usage.pods, allocatable.pods));
   }
-  const used = usedResources(otherPods);
   if (requested.cpuMillis > 0 && requested.cpuMillis > allocatable.cpuMillis - used.cpuMillis) {
     failures.push(insufficient('cpu', requested.cpuMillis, used.cpuMillis, allocatable.cpuMillis));
   }
@@ -121,8 +109,8 @@ function checkResources(requested: ResourceVector, otherPods: readonly Pod[], no
 }
 
 /** As generalFilter with includeAllFailures: every failing check, in upstream's order. */
-function generalFilter(pod: Pod, requested: ResourceVector, otherPods: readonly Pod[], node: NodeInfoForAdmission): AdmitFailure[] {
-  const failures = checkResources(requested, otherPods, node);
+function generalFilter(pod: Pod, requested: ResourceVector, usage: NodeUsage, node: NodeInfoForAdmission): AdmitFailure[] {
+  const failures = checkResources(requested, usage, node);
   if (!requiredNodeAffinityMatches(pod, node)) {
     failures.push(predicateFailure(REASON_NODE_AFFINITY, NODE_AFFINITY_FAILURE));
   }
@@ -130,7 +118,7 @@ function generalFilter(pod: Pod, requested: ResourceVector, otherPods: readonly 
   if (nodeName && nodeName !== node.name) {
     failures.push(predicateFailure(REASON_NODE_NAME, NODE_NAME_FAILURE));
   }
-  if (!hostPortsFit(pod, otherPods)) {
+  if (!hostPortsFit(pod, usage.hostPortTaken)) {
     failures.push(predicateFailure(REASON_NODE_PORTS, NODE_PORTS_FAILURE));
   }
   // The kubelet only enforces NoExecute taints, and never against static pods.
@@ -145,11 +133,21 @@ function generalFilter(pod: Pod, requested: ResourceVector, otherPods: readonly 
 
 /**
  * Whether the node can run `pod` next to `activePods` (the admitted, non-terminal
- * pods; the pod itself is left out by UID). Critical pods are never refused for
- * resources: upstream's CriticalPodAdmissionHandler would evict lower-priority pods to
- * make room; shardlet admits them without evicting, so the node may be overcommitted.
+ * pods; the pod itself is left out by UID), counting them from scratch.
  */
 export function admitPod(pod: Pod, activePods: Pod[], node: NodeInfoForAdmission): AdmitResult {
+  const uid = podUid(pod);
+  const otherPods = activePods.filter((other) => other !== pod && (uid === '' || podUid(other) !== uid));
+  return admitPodWithUsage(pod, usageOfPods(otherPods), node);
+}
+
+/**
+ * Whether the node can run `pod` next to the pods whose usage is `usage` (which must
+ * not count the pod itself). Critical pods are never refused for resources:
+ * upstream's CriticalPodAdmissionHandler would evict lower-priority pods to make
+ * room; shardlet admits them without evicting, so the node may be overcommitted.
+ */
+export function admitPodWithUsage(pod: Pod, usage: NodeUsage, node: NodeInfoForAdmission): AdmitResult {
   const osRejection = checkPodOS(pod);
   if (osRejection) return osRejection;
   let requested: ResourceVector;
@@ -159,9 +157,7 @@ export function admitPod(pod: Pod, activePods: Pod[], node: NodeInfoForAdmission
     const message = `Unexpected error while computing the pod's resource requests: ${(error as Error).message}`;
     return { admit: false, reason: REASON_UNEXPECTED_ADMISSION_ERROR, message };
   }
-  const uid = podUid(pod);
-  const otherPods = activePods.filter((other) => other !== pod && (uid === '' || podUid(other) !== uid));
-  let failures = generalFilter(pod, requested, otherPods, node);
+  let failures = generalFilter(pod, requested, usage, node);
   if (failures.length > 0 && isCriticalPod(pod)) {
     failures = failures.filter((failure) => !failure.resource);
   }

@@ -4,10 +4,10 @@
 // with the same port and protocol on any address.
 import type { Pod } from '../types.js';
 
-const DEFAULT_HOST_IP = '0.0.0.0';
+export const DEFAULT_HOST_IP = '0.0.0.0';
 const DEFAULT_PROTOCOL = 'TCP';
 
-interface HostPort {
+export interface HostPort {
   hostIP: string;
   protocol: string;
   port: number;
@@ -29,15 +29,13 @@ export function podHostPorts(pod: Pod): HostPort[] {
   return ports;
 }
 
-function conflicts(wanted: HostPort, used: HostPort): boolean {
+/** As HostPortInfo.CheckConflict for one pair: same port and protocol, and the same address or 0.0.0.0 on either side. */
+export function hostPortsConflict(wanted: HostPort, used: HostPort): boolean {
   if (wanted.port !== used.port || wanted.protocol !== used.protocol) return false;
   return wanted.hostIP === DEFAULT_HOST_IP || used.hostIP === DEFAULT_HOST_IP || wanted.hostIP === used.hostIP;
 }
 
 /** As NodePorts' fitsPorts: false when any wanted host port is taken by another pod. */
-export function hostPortsFit(pod: Pod, otherPods: readonly Pod[]): boolean {
-  const wanted = podHostPorts(pod);
-  if (wanted.length === 0) return true;
-  const used = otherPods.flatMap(podHostPorts);
-  return !wanted.some((port) => used.some((taken) => conflicts(port, taken)));
+export function hostPortsFit(pod: Pod, isTaken: (port: HostPort) => boolean): boolean {
+  return !podHostPorts(pod).some(isTaken);
 }

@@ -95,10 +95,9 @@ function aggregateOverContainers(pod: Pod, amountOf: (container: Container) => R
 }
 
 /**
- * Each pod's requests, parsed once: admission sums the requests of every active pod
- * for each new one, and parsing the quantities again each time made a burst of 500
- * pods cost a quarter of a second of the main thread. Keyed by the pod object, which
- * the kubelet replaces (never edits) when a spec changes.
+ * Each pod's requests, parsed once: admission asks for a candidate's requests and
+ * again when it starts counting the admitted pod, and eviction ranks pods by them.
+ * Keyed by the pod object, which the kubelet replaces (never edits) when a spec changes.
  */
 const requestsByPod = new WeakMap<Pod, ResourceVector>();
 

@@ -1,9 +1,9 @@
 // The CRI ContainerConfig for one container instance, as upstream's
 // kubeGenericRuntimeManager.generateContainerConfig: env (with $(VAR) expansion of
 // command and args), mounts, log path, labels and annotations, Linux resources and
-// security context. Synchronous: the few files it writes (termination-log file,
-// etc-hosts, the log directory) are small and local.
-import { mkdirSync } from 'node:fs';
+// security context. The few files it makes (the termination-log file, etc-hosts,
+// the log directory) are made without blocking the shard, and the pod's directories
+// and unchanged files only once (pod-paths-made.ts).
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { PodApiData, ShardSettings } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
@@ -16,6 +16,7 @@ import { linuxContainerConfig, type ResourceOptions } from './linux-container-co
 import { containerLogPath, containerLogsDirectory, podLogsDirectory } from './log-paths.js';
 import { makeMounts } from './mounts.js';
 import { podHostnameAndDomain } from './pod-hostname.js';
+import { podPathsMade } from '../volumes/pod-paths-made.js';
 
 const LOG_DIRECTORY_MODE = 0o755;
 
@@ -40,10 +41,10 @@ export interface ContainerConfigArgs {
   resourceOptions?: ResourceOptions;
 }
 
-/** Builds the config; throws SHARDLET_CREATE_CONTAINER_CONFIG when the spec cannot be satisfied. */
-export function buildContainerConfig(args: ContainerConfigArgs): ContainerConfig {
+/** Builds the config; rejects with SHARDLET_CREATE_CONTAINER_CONFIG when the spec cannot be satisfied. */
+export async function buildContainerConfig(args: ContainerConfigArgs): Promise<ContainerConfig> {
   try {
-    return generateContainerConfig(args);
+    return await generateContainerConfig(args);
   } catch (err) {
     if (err instanceof ShardletError) throw err;
     const pod = `${args.pod.metadata?.namespace ?? ''}/${args.pod.metadata?.name ?? ''}`;
@@ -55,7 +56,7 @@ export function buildContainerConfig(args: ContainerConfigArgs): ContainerConfig
   }
 }
 
-function generateContainerConfig(args: ContainerConfigArgs): ContainerConfig {
+async function generateContainerConfig(args: ContainerConfigArgs): Promise<ContainerConfig> {
   const { pod, container, settings, restartCount } = args;
   const podIPs = effectivePodIPs(pod, args.podIPs, settings);
   const envs = makeEnvironmentVariables({
@@ -68,8 +69,8 @@ function generateContainerConfig(args: ContainerConfigArgs): ContainerConfig {
   });
   const { command, commandArgs } = expandCommandAndArgs(container, envs);
   const names = podHostnameAndDomain(pod, settings.clusterDomain);
-  const mounts = makeMounts({ pod, container, volumePaths: args.volumePaths, envs, podIPs, names, settings });
-  ensureContainerLogsDirectory(args);
+  const mounts = await makeMounts({ pod, container, volumePaths: args.volumePaths, envs, podIPs, names, settings });
+  await ensureContainerLogsDirectory(args);
   return {
     metadata: { name: container.name, attempt: restartCount },
     image: { image: args.imageRef || (container.image ?? ''), user_specified_image: container.image ?? '' },
@@ -98,10 +99,10 @@ export function expandCommandAndArgs(container: Container, envs: EnvVar[]): { co
 }
 
 /** Upstream creates <podLogsDir>/<ns>_<name>_<uid>/<container> before CreateContainer. */
-function ensureContainerLogsDirectory(args: ContainerConfigArgs): void {
+async function ensureContainerLogsDirectory(args: ContainerConfigArgs): Promise<void> {
   const metadata = args.pod.metadata;
   const podLogs =
     args.sandboxConfig.log_directory ||
     podLogsDirectory(args.settings.podLogsDir, metadata?.namespace ?? '', metadata?.name ?? '', metadata?.uid ?? '');
-  mkdirSync(containerLogsDirectory(podLogs, args.container.name), { recursive: true, mode: LOG_DIRECTORY_MODE });
+  await podPathsMade.directory(metadata?.uid ?? '', containerLogsDirectory(podLogs, args.container.name), LOG_DIRECTORY_MODE);
 }

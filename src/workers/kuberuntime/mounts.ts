@@ -2,7 +2,7 @@
 // subPath / subPathExpr, then the managed /etc/hosts) followed by
 // kubeGenericRuntimeManager.makeMounts (the termination-message file).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
+import { chmod, mkdir, open, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from '../../shared/manifest/pod-defaults.js';
@@ -12,6 +12,7 @@ import type { Mount } from '../../generated/cri/runtime/v1/Mount.js';
 import type { MountPropagation } from '../../generated/cri/runtime/v1/MountPropagation.js';
 import type { V1VolumeMount } from '@kubernetes/client-node';
 import { podContainerDir, podEtcHostsPath } from '../volumes/volume-paths.js';
+import { podPathsMade } from '../volumes/pod-paths-made.js';
 import type { EnvVar } from './env.js';
 import { ETC_HOSTS_PATH, ensureHostsFile } from './etc-hosts.js';
 import { expand } from './expansion.js';
@@ -33,14 +34,18 @@ export interface MountArgs {
   settings: ShardSettings;
 }
 
-export function makeMounts(args: MountArgs): Mount[] {
+export async function makeMounts(args: MountArgs): Promise<Mount[]> {
   const { container } = args;
   const volumeMounts = container.volumeMounts ?? [];
-  const mounts = volumeMounts.map((volumeMount) => makeVolumeMount(args, volumeMount));
+  const mounts: Mount[] = [];
+  // One at a time, in order: subPaths of one volume may nest.
+  for (const volumeMount of volumeMounts) mounts.push(await makeVolumeMount(args, volumeMount));
   const mountsEtcHosts = volumeMounts.some((volumeMount) => volumeMount.mountPath === ETC_HOSTS_PATH);
   if (args.podIPs.length > 0 && !mountsEtcHosts) {
-    const path = ensureHostsFile({
-      path: podEtcHostsPath(args.settings.rootDir, args.pod.metadata?.uid ?? ''),
+    const podUid = args.pod.metadata?.uid ?? '';
+    const path = await ensureHostsFile({
+      podUid,
+      path: podEtcHostsPath(args.settings.rootDir, podUid),
       podIPs: args.podIPs,
       hostname: args.names.hostname,
       domain: args.names.domain,
@@ -49,12 +54,12 @@ export function makeMounts(args: MountArgs): Mount[] {
     });
     mounts.push({ host_path: path, container_path: ETC_HOSTS_PATH, readonly: false });
   }
-  const terminationLog = terminationLogMount(args);
+  const terminationLog = await terminationLogMount(args);
   if (terminationLog) mounts.push(terminationLog);
   return mounts;
 }
 
-function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Mount {
+async function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Promise<Mount> {
   const { container } = args;
   const volumePath = args.volumePaths[volumeMount.name];
   if (volumePath === undefined) {
@@ -62,7 +67,7 @@ function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Mount {
   }
   let subPath = volumeMount.subPath ?? '';
   if (volumeMount.subPathExpr) subPath = expandSubPathExpr(args, volumeMount.subPathExpr);
-  const hostPath = subPath === '' ? volumePath : prepareSubPath(args, volumeMount, volumePath, subPath);
+  const hostPath = subPath === '' ? volumePath : await prepareSubPath(args, volumeMount, volumePath, subPath);
   return {
     host_path: hostPath,
     container_path: volumeMount.mountPath,
@@ -96,29 +101,39 @@ function expandSubPathExpr(args: MountArgs, expression: string): string {
  * resolve the path and refuse any step that leaves the volume, then hand the
  * resolved path to the runtime.
  */
-function prepareSubPath(args: MountArgs, volumeMount: V1VolumeMount, volumePath: string, subPath: string): string {
+async function prepareSubPath(args: MountArgs, volumeMount: V1VolumeMount, volumePath: string, subPath: string): Promise<string> {
   if (isAbsolute(subPath)) throw mountError(args, `error SubPath \`${subPath}\` must not be an absolute path`);
   if (subPath.split('/').includes('..')) {
     throw mountError(args, `unable to provision SubPath \`${subPath}\`: must not contain '..'`);
   }
   const failure = `failed to prepare subPath for volumeMount "${volumeMount.name}" of container "${args.container.name}"`;
   try {
-    const root = realpathSync(volumePath);
-    const mode = statSync(root).mode & 0o7777;
+    const root = await realpath(volumePath);
+    const mode = (await stat(root)).mode & 0o7777;
     let current = root;
     for (const part of subPath.split('/').filter((segment) => segment !== '' && segment !== '.')) {
       const next = join(current, part);
-      if (!existsSync(next)) {
-        mkdirSync(next, { mode });
-        chmodSync(next, mode);
+      if (!(await exists(next))) {
+        await mkdir(next, { mode });
+        await chmod(next, mode);
       }
-      current = realpathSync(next);
+      current = await realpath(next);
       if (!isWithin(root, current)) throw new Error(`${join(volumePath, subPath)} resolves outside the volume`);
     }
     return current;
   } catch (err) {
     // Like upstream, keep host filesystem details out of the message users see.
     throw mountError(args, failure, { cause: (err as Error).message });
+  }
+}
+
+/** As existsSync: a path that cannot be stat'ed (a dangling link too) does not exist. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -149,17 +164,18 @@ function translateMountPropagation(args: MountArgs, volumeMount: V1VolumeMount):
  * The file the container writes its termination message to: a fresh empty file
  * <rootDir>/pods/<uid>/containers/<name>/<8 hex digits> per container instance, as
  * upstream creates it (a failure there is logged upstream; here the mount is skipped).
+ * The directory is made once per pod and container.
  */
-function terminationLogMount(args: MountArgs): Mount | undefined {
+async function terminationLogMount(args: MountArgs): Promise<Mount | undefined> {
   const containerPath = args.container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
   if (containerPath === '') return undefined;
-  const directory = podContainerDir(args.settings.rootDir, args.pod.metadata?.uid ?? '', args.container.name);
+  const podUid = args.pod.metadata?.uid ?? '';
+  const directory = podContainerDir(args.settings.rootDir, podUid, args.container.name);
   const hostPath = join(directory, randomBytes(4).toString('hex'));
   try {
-    mkdirSync(directory, { recursive: true, mode: POD_CONTAINER_DIR_MODE });
-    closeSync(openSync(hostPath, 'w'));
+    await podPathsMade.inDirectory(podUid, directory, POD_CONTAINER_DIR_MODE, async () => (await open(hostPath, 'w')).close());
     // Set the mode after creation so the umask does not narrow it.
-    chmodSync(hostPath, TERMINATION_LOG_MODE);
+    await chmod(hostPath, TERMINATION_LOG_MODE);
   } catch {
     return undefined;
   }

@@ -1,9 +1,9 @@
 // The CRI PodSandboxConfig for a pod, as upstream's generatePodSandboxConfig and
 // generatePodSandboxLinuxConfig: metadata, hostname, log directory, DNS, port
 // mappings, labels and annotations, namespaces and the sandbox security context.
-// Like upstream's createPodSandbox it also makes the pod's log directory. The pod's
-// own cgroup (cgroupsPerQOS) is its cgroup_parent; there are no sandbox resources.
-import { mkdirSync } from 'node:fs';
+// Like upstream's createPodSandbox it also makes the pod's log directory (once per
+// pod and shard, without blocking it). The pod's own cgroup (cgroupsPerQOS) is its
+// cgroup_parent; there are no sandbox resources.
 import { isIPv6 } from 'node:net';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { ShardSettings } from '../../shared/shard-protocol.js';
@@ -19,13 +19,16 @@ import { podLogsDirectory } from './log-paths.js';
 import { kernelHostname, podHostnameAndDomain } from './pod-hostname.js';
 import { sandboxSecurityContext } from './security-context.js';
 import { podCgroupParent } from '../cm/pod-cgroup.js';
+import { podPathsMade } from '../volumes/pod-paths-made.js';
 
 const LOG_DIRECTORY_MODE = 0o755;
 
-/** Builds the config; throws SHARDLET_RUN_SANDBOX (reason CreatePodSandboxConfigError) when it cannot. */
-export function buildSandboxConfig(pod: Pod, attempt: number, settings: ShardSettings): PodSandboxConfig {
+/** Builds the config and makes the log directory; rejects with SHARDLET_RUN_SANDBOX (reason CreatePodSandboxConfigError) when it cannot. */
+export async function buildSandboxConfig(pod: Pod, attempt: number, settings: ShardSettings): Promise<PodSandboxConfig> {
   try {
-    return generatePodSandboxConfig(pod, attempt, settings);
+    const config = generatePodSandboxConfig(pod, attempt, settings);
+    await podPathsMade.directory(pod.metadata?.uid ?? '', config.log_directory ?? '', LOG_DIRECTORY_MODE);
+    return config;
   } catch (err) {
     const ref = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
     throw new ShardletError(
@@ -52,7 +55,6 @@ function generatePodSandboxConfig(pod: Pod, attempt: number, settings: ShardSett
     annotations: newPodAnnotations(pod),
     linux: sandboxLinuxConfig(pod, podCgroupParent(pod, settings.podCgroups)),
   };
-  mkdirSync(logDirectory, { recursive: true, mode: LOG_DIRECTORY_MODE });
   return config;
 }
 

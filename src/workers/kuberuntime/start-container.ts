@@ -65,7 +65,7 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   const restartCount = previous ? previous.restartCount + 1 : await restartCountFromLogs(containerLogsDirectoryOf(deps, pod, container));
   let config;
   try {
-    config = buildContainerConfig({
+    config = await buildContainerConfig({
       pod,
       container,
       type: target.type,

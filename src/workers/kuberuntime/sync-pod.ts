@@ -161,7 +161,7 @@ async function startWhatIsDue(deps: RuntimeDeps, plan: StartPlan): Promise<void>
   const { pod, runtime, actions, outcome, nowMs, volumePaths, apiData } = plan;
   const initToStart = actions.nextInitContainerToStart;
   if (!actions.createSandbox && initToStart === null && actions.containersToStart.length === 0) return;
-  const sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.settings);
+  const sandboxConfig = await buildSandboxConfig(pod, actions.attempt, deps.settings);
   let sandboxId = actions.sandboxId;
   let podIPs = runtime.sandboxes[0]?.ips ?? [];
   if (actions.createSandbox) {

@@ -11,23 +11,31 @@ import { parseBytes, type QuantityInput } from '../../shared/quantity.js';
 import type { Pod, Volume } from '../../shared/types.js';
 import { mountTmpfs, mountsAt, mountsUnder, unmount } from './mountinfo.js';
 import { emptyDirPath, podPluginVolumesDir, EMPTY_DIR_PLUGIN_NAME } from './volume-paths.js';
+import { podPathsMade } from './pod-paths-made.js';
 
 /** Upstream makes emptyDir directories world-writable so any container user can write. */
 const EMPTY_DIR_MODE = 0o777;
 const TMPFS = 'tmpfs';
 
-/** Creates the volume's directory (and tmpfs); resolves with its host path. */
+/**
+ * Creates the volume's directory (and tmpfs); resolves with its host path. A disk
+ * directory this shard made for the pod already is left as it is; a tmpfs is checked
+ * at every setup (something may have unmounted it).
+ */
 export async function setupEmptyDir(rootDir: string, pod: Pod, volume: Volume): Promise<string> {
-  const directory = emptyDirPath(rootDir, pod.metadata?.uid ?? '', volume.name);
+  const podUid = pod.metadata?.uid ?? '';
+  const directory = emptyDirPath(rootDir, podUid, volume.name);
   const medium = volume.emptyDir?.medium ?? '';
   if (medium !== '' && medium !== 'Memory') {
     throw volumeError(volume, directory, `emptyDir medium ${JSON.stringify(medium)} is not supported`);
   }
+  if (medium === '' && podPathsMade.hasDirectory(podUid, directory)) return directory;
   try {
     await mkdir(directory, { recursive: true, mode: EMPTY_DIR_MODE });
     // mkdir's mode passes through the umask; set it exactly, as upstream's setupDir does.
     if (((await stat(directory)).mode & 0o777) !== EMPTY_DIR_MODE) await chmod(directory, EMPTY_DIR_MODE);
     if (medium === 'Memory') await setupTmpfs(directory, pod, volume);
+    else podPathsMade.noteDirectory(podUid, directory);
   } catch (err) {
     if (err instanceof ShardletError) throw err;
     throw volumeError(volume, directory, (err as Error).message);

@@ -6,7 +6,7 @@
 // refused with SHARDLET_VOLUME_SETUP. The teardown unmounts the pod's tmpfs
 // (emptyDir Memory, secret, projected) and removes <rootDir>/pods/<uid>; hostPath
 // volumes live outside it and are never touched.
-import { mkdir, realpath, rm } from 'node:fs/promises';
+import { realpath, rm } from 'node:fs/promises';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { PodApiData, ShardSettings } from '../../shared/shard-protocol.js';
 import type { Pod, Volume } from '../../shared/types.js';
@@ -15,6 +15,7 @@ import { setupEmptyDir, teardownEmptyDirs, unmountPluginTmpfs } from './empty-di
 import { setupHostPath } from './host-path.js';
 import { mountsUnder } from './mountinfo.js';
 import { podDir, podVolumesDir } from './volume-paths.js';
+import { podPathsMade } from './pod-paths-made.js';
 import { podRef } from '../../shared/pod-kinds.js';
 
 const POD_DIR_MODE = 0o750;
@@ -32,7 +33,7 @@ export async function setupPodVolumes(pod: Pod, settings: ShardSettings, apiData
   const uid = pod.metadata?.uid ?? '';
   const volumes = pod.spec?.volumes ?? [];
   if (volumes.length === 0) return {};
-  await mkdir(podVolumesDir(settings.rootDir, uid), { recursive: true, mode: POD_DIR_MODE });
+  await podPathsMade.directory(uid, podVolumesDir(settings.rootDir, uid), POD_DIR_MODE);
   const paths = await Promise.all(volumes.map((volume) => setupVolume(pod, volume, settings, apiData)));
   return Object.fromEntries(volumes.map((volume, index) => [volume.name, paths[index]]));
 }

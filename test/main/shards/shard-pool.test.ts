@@ -78,3 +78,23 @@ test('each worker thread reports its own CPU time', async () => {
   for (const micros of cpu.shardsMicros) assert.ok(micros > 0, `a shard thread that synced used CPU: ${micros}`);
   assert.ok(cpu.plegMicros > 0, 'the PLEG thread that relisted used CPU');
 });
+
+test('later syncs of a pod send only what changed; a replaced thread is sent the whole pod again and syncs it', async () => {
+  const [, onShard1] = uidsOnEachShard();
+  const spec = pod(onShard1);
+  const counts = () => pool.stats()[1].requests!;
+  const before = { ...counts() };
+  const first = await pool.sync({ kind: 'sync', pod: spec });
+  const second = await pool.sync({ kind: 'sync', pod: spec, previousStatus: first.status });
+  assert.equal(second.status.phase, 'Running');
+  assert.equal(counts().full, before.full + 1);
+  assert.equal(counts().partial, before.partial + 1, 'the second sync named the pod and the status it had been sent');
+  const sandboxes = harness.sim.stats().calls.RunPodSandbox;
+  await pool.crashShard(1);
+  await waitUntil(async () => replaced.includes(1), 30_000, 'the replacement of shard 1');
+  const afterLoss = await pool.sync({ kind: 'sync', pod: spec, previousStatus: second.status });
+  assert.equal(afterLoss.status.phase, 'Running');
+  assert.equal(counts().partial, before.partial + 1, 'nothing named to a thread that holds nothing');
+  assert.equal(counts().full + counts().resentFull, before.full + before.resentFull + 2, 'the replacement got the whole pod');
+  assert.equal(harness.sim.stats().calls.RunPodSandbox, sandboxes, 'and found the pod running from its spec');
+});

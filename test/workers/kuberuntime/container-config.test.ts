@@ -12,7 +12,7 @@ import { makeContainer, makePod, makeSettings, makeTempDir, POD_UID } from './fi
 
 const GIB = 1024 ** 3;
 
-function configFor(pod: Pod, container: Container, extra: Partial<ContainerConfigArgs> & { settings?: ShardSettings } = {}) {
+async function configFor(pod: Pod, container: Container, extra: Partial<ContainerConfigArgs> & { settings?: ShardSettings } = {}) {
   const settings = extra.settings ?? makeSettings();
   return buildContainerConfig({
     pod,
@@ -20,7 +20,7 @@ function configFor(pod: Pod, container: Container, extra: Partial<ContainerConfi
     type: 'REGULAR',
     restartCount: 0,
     imageRef: 'sha256:0123abcd',
-    sandboxConfig: buildSandboxConfig(pod, 0, settings),
+    sandboxConfig: await buildSandboxConfig(pod, 0, settings),
     podIPs: ['10.244.1.7'],
     settings,
     volumePaths: {},
@@ -29,7 +29,7 @@ function configFor(pod: Pod, container: Container, extra: Partial<ContainerConfi
   });
 }
 
-test('container config: metadata, image, command, env, labels and annotations', () => {
+test('container config: metadata, image, command, env, labels and annotations', async () => {
   const container = makeContainer({
     command: ['/bin/sh', '-c'],
     args: ['echo $(GREETING) from $(POD_NAME) $(UNSET)'],
@@ -44,7 +44,7 @@ test('container config: metadata, image, command, env, labels and annotations', 
     lifecycle: { preStop: { exec: { command: ['sleep', '2'] } } },
   });
   const pod = makePod({ containers: [container], terminationGracePeriodSeconds: 45 });
-  const config = configFor(pod, container, { restartCount: 3, type: 'INIT' });
+  const config = await configFor(pod, container, { restartCount: 3, type: 'INIT' });
   assert.deepEqual(config.metadata, { name: 'app', attempt: 3 });
   assert.deepEqual(config.image, { image: 'sha256:0123abcd', user_specified_image: 'registry.local/busybox:1.36' });
   assert.deepEqual(config.command, ['/bin/sh', '-c']);
@@ -75,20 +75,20 @@ test('container config: metadata, image, command, env, labels and annotations', 
   });
 });
 
-test('container config: the container log directory is created', () => {
+test('container config: the container log directory is created', async () => {
   const settings = makeSettings();
   const pod = makePod();
-  configFor(pod, pod.spec!.containers[0], { settings });
+  await configFor(pod, pod.spec!.containers[0], { settings });
   assert.ok(statSync(join(settings.podLogsDir, `shop_web-0_${POD_UID}`, 'app')).isDirectory());
 });
 
-test('container config: resources to shares, quota, memory and OOM score', () => {
-  const resourcesOf = (resources: Container['resources'], pod?: Pod) => {
+test('container config: resources to shares, quota, memory and OOM score', async () => {
+  const resourcesOf = async (resources: Container['resources'], pod?: Pod) => {
     const container = makeContainer({ resources });
-    return configFor(pod ?? makePod({ containers: [container] }), container).linux?.resources;
+    return (await configFor(pod ?? makePod({ containers: [container] }), container)).linux?.resources;
   };
   // Guaranteed: requests equal limits.
-  assert.deepEqual(resourcesOf({ limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '0.5', memory: '128Mi' } }), {
+  assert.deepEqual(await resourcesOf({ limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '0.5', memory: '128Mi' } }), {
     cpu_shares: 512,
     cpu_period: 100_000,
     cpu_quota: 50_000,
@@ -96,42 +96,42 @@ test('container config: resources to shares, quota, memory and OOM score', () =>
     oom_score_adj: -997,
   });
   // Best effort: minimum shares, no quota, no memory limit.
-  assert.deepEqual(resourcesOf(undefined), { cpu_shares: 2, cpu_period: 100_000, cpu_quota: 0, oom_score_adj: 1000 });
+  assert.deepEqual(await resourcesOf(undefined), { cpu_shares: 2, cpu_period: 100_000, cpu_quota: 0, oom_score_adj: 1000 });
   // Burstable: 1 GiB requested of 8 GiB → 1000 - 125.
-  assert.deepEqual(resourcesOf({ requests: { cpu: '1', memory: '1Gi' } }), {
+  assert.deepEqual(await resourcesOf({ requests: { cpu: '1', memory: '1Gi' } }), {
     cpu_shares: 1024,
     cpu_period: 100_000,
     cpu_quota: 0,
     oom_score_adj: 875,
   });
   // A limit without a request is requested at the limit; tiny limits hit the quota floor.
-  const tiny = resourcesOf({ limits: { cpu: '5m' } });
+  const tiny = await resourcesOf({ limits: { cpu: '5m' } });
   assert.equal(tiny?.cpu_shares, 5);
   assert.equal(tiny?.cpu_quota, 1000);
   // Burstable with no memory request: 1000 would tie best effort, so 999.
-  assert.equal(resourcesOf({ requests: { cpu: '100m' } })?.oom_score_adj, 999);
+  assert.equal((await resourcesOf({ requests: { cpu: '100m' } }))?.oom_score_adj, 999);
   // Huge requests are clamped to 1000 + (-997).
-  assert.equal(resourcesOf({ requests: { memory: '16Gi' } })?.oom_score_adj, 3);
+  assert.equal((await resourcesOf({ requests: { memory: '16Gi' } }))?.oom_score_adj, 3);
   // A static system-node-critical pod is protected like a guaranteed one.
   const critical = makeContainer();
   const criticalPod = makePod(
     { containers: [critical], priorityClassName: 'system-node-critical' },
     { annotations: { 'kubernetes.io/config.source': 'file' } },
   );
-  assert.equal(configFor(criticalPod, critical).linux?.resources?.oom_score_adj, -997);
+  assert.equal((await configFor(criticalPod, critical)).linux?.resources?.oom_score_adj, -997);
 });
 
-test('container config: podPidsLimit goes to pids.max on cgroup v2 only', () => {
+test('container config: podPidsLimit goes to pids.max on cgroup v2 only', async () => {
   const settings = makeSettings({ podPidsLimit: 1024 });
   const pod = makePod();
   const container = pod.spec!.containers[0];
-  const v2 = configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: true } });
+  const v2 = await configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: true } });
   assert.deepEqual(v2.linux?.resources?.unified, { 'pids.max': '1024' });
-  const v1 = configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: false } });
+  const v1 = await configFor(pod, container, { settings, resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: false } });
   assert.equal(v1.linux?.resources?.unified, undefined);
 });
 
-test('container config: security context', () => {
+test('container config: security context', async () => {
   const container = makeContainer({
     securityContext: {
       runAsUser: 1001,
@@ -147,7 +147,7 @@ test('container config: security context', () => {
     shareProcessNamespace: true,
     securityContext: { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000] },
   });
-  const security = configFor(pod, container, { settings }).linux?.security_context;
+  const security = (await configFor(pod, container, { settings })).linux?.security_context;
   assert.deepEqual(security, {
     privileged: false,
     readonly_rootfs: true,
@@ -162,7 +162,7 @@ test('container config: security context', () => {
     run_as_group: { value: 3000 },
   });
   const privileged = makeContainer({ securityContext: { privileged: true } });
-  const privilegedSecurity = configFor(makePod({ containers: [privileged] }), privileged).linux?.security_context;
+  const privilegedSecurity = (await configFor(makePod({ containers: [privileged] }), privileged)).linux?.security_context;
   assert.equal(privilegedSecurity?.privileged, true);
   assert.deepEqual(privilegedSecurity?.masked_paths, []);
   assert.deepEqual(privilegedSecurity?.readonly_paths, []);
@@ -170,9 +170,9 @@ test('container config: security context', () => {
   assert.equal(privilegedSecurity?.no_new_privs, false);
 });
 
-test('container config: runAsNonRoot with runAsUser 0 is refused', () => {
+test('container config: runAsNonRoot with runAsUser 0 is refused', async () => {
   const container = makeContainer({ securityContext: { runAsNonRoot: true, runAsUser: 0 } });
-  assert.throws(() => configFor(makePod({ containers: [container] }), container), {
+  await assert.rejects(() => configFor(makePod({ containers: [container] }), container), {
     code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
     message: /non-root/,
   });
@@ -186,7 +186,7 @@ function volumeFixture() {
   return { base, data };
 }
 
-test('container config: volume mounts with subPath, subPathExpr, readOnly and propagation', () => {
+test('container config: volume mounts with subPath, subPathExpr, readOnly and propagation', async () => {
   const { data } = volumeFixture();
   const container = makeContainer({
     env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
@@ -198,7 +198,7 @@ test('container config: volume mounts with subPath, subPathExpr, readOnly and pr
   });
   const settings = makeSettings();
   const pod = makePod({ containers: [container] });
-  const mounts = configFor(pod, container, { settings, volumePaths: { data } }).mounts!;
+  const mounts = (await configFor(pod, container, { settings, volumePaths: { data } })).mounts!;
   assert.deepEqual(mounts.slice(0, 3), [
     { host_path: data, container_path: '/data', readonly: false, propagation: 'PROPAGATION_PRIVATE' },
     { host_path: join(data, 'config.yaml'), container_path: '/etc/app/config.yaml', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
@@ -219,12 +219,12 @@ test('container config: volume mounts with subPath, subPathExpr, readOnly and pr
   assert.equal(mounts.length, 5);
 });
 
-test('container config: bad subPaths are refused', () => {
+test('container config: bad subPaths are refused', async () => {
   const { base, data } = volumeFixture();
   symlinkSync(base, join(data, 'escape'));
   for (const subPath of ['../secret', 'a/../../b', '/etc/shadow', 'escape/data']) {
     const container = makeContainer({ volumeMounts: [{ name: 'data', mountPath: '/data', subPath }] });
-    assert.throws(
+    await assert.rejects(
       () => configFor(makePod({ containers: [container] }), container, { volumePaths: { data } }),
       { code: 'SHARDLET_CREATE_CONTAINER_CONFIG' },
       subPath,
@@ -232,15 +232,15 @@ test('container config: bad subPaths are refused', () => {
   }
 });
 
-test('container config: a mount of an unknown volume is refused', () => {
+test('container config: a mount of an unknown volume is refused', async () => {
   const container = makeContainer({ volumeMounts: [{ name: 'ghost', mountPath: '/ghost' }] });
-  assert.throws(() => configFor(makePod({ containers: [container] }), container), {
+  await assert.rejects(() => configFor(makePod({ containers: [container] }), container), {
     code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
     message: /cannot find volume "ghost"/,
   });
 });
 
-test('container config: /etc/hosts with a subdomain, host aliases, or the host network', () => {
+test('container config: /etc/hosts with a subdomain, host aliases, or the host network', async () => {
   const settings = makeSettings();
   const container = makeContainer({ terminationMessagePath: '' });
   const pod = makePod({
@@ -249,23 +249,23 @@ test('container config: /etc/hosts with a subdomain, host aliases, or the host n
     subdomain: 'db',
     hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }],
   });
-  const mounts = configFor(pod, container, { settings }).mounts!;
+  const mounts = (await configFor(pod, container, { settings })).mounts!;
   assert.equal(mounts.length, 1, 'an empty terminationMessagePath means no termination-log mount');
   const text = readFileSync(mounts[0].host_path!, 'utf8');
   assert.match(text, /\n10\.244\.1\.7\tdb-0\.db\.shop\.svc\.cluster\.local\tdb-0\n/);
   assert.match(text, /\n# Entries added by HostAliases\.\n10\.1\.2\.3\tfoo\.local\tbar\.local\n$/);
 
   const hostPod = makePod({ containers: [container], hostNetwork: true });
-  const hostMounts = configFor(hostPod, container, { settings, podIPs: [] }).mounts!;
+  const hostMounts = (await configFor(hostPod, container, { settings, podIPs: [] })).mounts!;
   const hostText = readFileSync(hostMounts[0].host_path!, 'utf8');
   assert.equal(hostText, `# Kubernetes-managed hosts file (host network).\n${readFileSync('/etc/hosts', 'utf8')}`);
 
   const ownHosts = makeContainer({ volumeMounts: [{ name: 'h', mountPath: '/etc/hosts' }], terminationMessagePath: '' });
-  const own = configFor(makePod({ containers: [ownHosts] }), ownHosts, { volumePaths: { h: '/etc/hosts' } }).mounts!;
+  const own = (await configFor(makePod({ containers: [ownHosts] }), ownHosts, { volumePaths: { h: '/etc/hosts' } })).mounts!;
   assert.deepEqual(own.map((m) => m.container_path), ['/etc/hosts']);
 });
 
-test('container config: apiData reaches env (and command expansion); a missing Secret is CreateContainerConfigError', () => {
+test('container config: apiData reaches env (and command expansion); a missing Secret is CreateContainerConfigError', async () => {
   const container = makeContainer({
     command: ['run', '--level=$(LEVEL)'],
     envFrom: [{ configMapRef: { name: 'app' } }],
@@ -277,10 +277,10 @@ test('container config: apiData reaches env (and command expansion); a missing S
     secrets: { api: { type: 'Opaque', data: { token: Buffer.from('t0k').toString('base64') } } },
     serviceAccountTokens: {},
   };
-  const config = configFor(pod, container, { apiData });
+  const config = await configFor(pod, container, { apiData });
   assert.deepEqual(config.envs, [{ key: 'LEVEL', value: 'debug' }, { key: 'TOKEN', value: 't0k' }]);
   assert.deepEqual(config.command, ['run', '--level=debug']);
-  assert.throws(() => configFor(pod, container, { apiData: { ...apiData, secrets: { api: null } } }), {
+  await assert.rejects(() => configFor(pod, container, { apiData: { ...apiData, secrets: { api: null } } }), {
     code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
     message: 'secret "api" not found',
   });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
 import { makeContainer, makePod, makeSettings, POD_UID } from './fixtures.js';
 
-test('sandbox config: a normal pod', () => {
+test('sandbox config: a normal pod', async () => {
   const settings = makeSettings();
   const pod = makePod({
     containers: [
@@ -14,7 +14,7 @@ test('sandbox config: a normal pod', () => {
     ],
     securityContext: { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000], sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] },
   });
-  const config = buildSandboxConfig(pod, 2, settings);
+  const config = await buildSandboxConfig(pod, 2, settings);
   assert.deepEqual(config.metadata, { name: 'web-0', uid: POD_UID, namespace: 'shop', attempt: 2 });
   assert.equal(config.hostname, 'web-0');
   const logDir = join(settings.podLogsDir, `shop_web-0_${POD_UID}`);
@@ -49,7 +49,7 @@ test('sandbox config: a normal pod', () => {
   });
 });
 
-test('sandbox config: a host-network pod', () => {
+test('sandbox config: a host-network pod', async () => {
   const settings = makeSettings();
   const pod = makePod({
     hostNetwork: true,
@@ -57,7 +57,7 @@ test('sandbox config: a host-network pod', () => {
     hostIPC: true,
     containers: [makeContainer({ ports: [{ containerPort: 10250, hostPort: 10250 }] })],
   });
-  const config = buildSandboxConfig(pod, 0, settings);
+  const config = await buildSandboxConfig(pod, 0, settings);
   assert.equal(config.hostname, '', "the node's UTS namespace keeps its own hostname");
   assert.deepEqual(config.linux?.security_context?.namespace_options, { network: 'NODE', pid: 'NODE', ipc: 'NODE' });
   assert.equal(config.linux?.security_context?.privileged, false);
@@ -70,22 +70,22 @@ test('sandbox config: a host-network pod', () => {
   assert.deepEqual(config.port_mappings, [{ protocol: 'TCP', container_port: 10250, host_port: 10250, host_ip: '' }]);
 });
 
-test('sandbox config: shareProcessNamespace gives a pod PID namespace', () => {
-  const config = buildSandboxConfig(makePod({ shareProcessNamespace: true }), 0, makeSettings());
+test('sandbox config: shareProcessNamespace gives a pod PID namespace', async () => {
+  const config = await buildSandboxConfig(makePod({ shareProcessNamespace: true }), 0, makeSettings());
   assert.equal(config.linux?.security_context?.namespace_options?.pid, 'POD');
 });
 
-test('sandbox config: DNS policies', () => {
+test('sandbox config: DNS policies', async () => {
   const settings = makeSettings();
-  const dnsOf = (spec: Parameters<typeof makePod>[0], overrides = settings) => buildSandboxConfig(makePod(spec), 0, overrides).dns_config;
-  assert.deepEqual(dnsOf({ dnsPolicy: 'Default' }), {
+  const dnsOf = async (spec: Parameters<typeof makePod>[0], overrides = settings) => (await buildSandboxConfig(makePod(spec), 0, overrides)).dns_config;
+  assert.deepEqual(await dnsOf({ dnsPolicy: 'Default' }), {
     servers: ['10.0.0.53', '10.0.0.54'],
     searches: ['corp.example', 'lab.example'],
     options: ['timeout:2', 'ndots:2'],
   });
-  assert.deepEqual(dnsOf({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' })?.servers, ['10.96.0.10']);
+  assert.deepEqual((await dnsOf({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }))?.servers, ['10.96.0.10']);
   assert.deepEqual(
-    dnsOf({
+    await dnsOf({
       dnsPolicy: 'None',
       dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a.example'], options: [{ name: 'ndots', value: '1' }, { name: 'edns0' }] },
     }),
@@ -93,7 +93,7 @@ test('sandbox config: DNS policies', () => {
   );
   // dnsConfig merges over ClusterFirst: its options override by name.
   assert.deepEqual(
-    dnsOf({ dnsConfig: { nameservers: ['10.96.0.10', '9.9.9.9'], options: [{ name: 'ndots', value: '2' }] } }),
+    await dnsOf({ dnsConfig: { nameservers: ['10.96.0.10', '9.9.9.9'], options: [{ name: 'ndots', value: '2' }] } }),
     {
       servers: ['10.96.0.10', '9.9.9.9'],
       searches: ['shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example', 'lab.example'],
@@ -101,35 +101,35 @@ test('sandbox config: DNS policies', () => {
     },
   );
   // No clusterDNS: ClusterFirst falls back to Default.
-  assert.deepEqual(dnsOf({}, { ...settings, clusterDNS: [] })?.servers, ['10.0.0.53', '10.0.0.54']);
+  assert.deepEqual((await dnsOf({}, { ...settings, clusterDNS: [] }))?.servers, ['10.0.0.53', '10.0.0.54']);
   // --resolv-conf="" makes Default point at the local resolver.
-  assert.deepEqual(dnsOf({ dnsPolicy: 'Default' }, { ...settings, resolvConf: '' }), {
+  assert.deepEqual(await dnsOf({ dnsPolicy: 'Default' }, { ...settings, resolvConf: '' }), {
     servers: ['127.0.0.1'],
     searches: ['.'],
     options: [],
   });
   // Limits: three nameservers at most.
-  assert.deepEqual(dnsOf({ dnsConfig: { nameservers: ['1.1.1.1', '2.2.2.2', '3.3.3.3'] } })?.servers, ['10.96.0.10', '1.1.1.1', '2.2.2.2']);
+  assert.deepEqual((await dnsOf({ dnsConfig: { nameservers: ['1.1.1.1', '2.2.2.2', '3.3.3.3'] } }))?.servers, ['10.96.0.10', '1.1.1.1', '2.2.2.2']);
 });
 
-test('sandbox config: an unreadable resolv.conf fails with a coded error', () => {
+test('sandbox config: an unreadable resolv.conf fails with a coded error', async () => {
   const settings = makeSettings({ resolvConf: '/nonexistent/resolv.conf' });
-  assert.throws(() => buildSandboxConfig(makePod(), 0, settings), {
+  await assert.rejects(() => buildSandboxConfig(makePod(), 0, settings), {
     code: 'SHARDLET_RUN_SANDBOX',
     message: /resolv\.conf/,
   });
 });
 
-test('sandbox config: hostname and subdomain rules', () => {
+test('sandbox config: hostname and subdomain rules', async () => {
   const settings = makeSettings();
-  assert.equal(buildSandboxConfig(makePod({ hostname: 'db-primary', subdomain: 'db' }), 0, settings).hostname, 'db-primary');
+  assert.equal((await buildSandboxConfig(makePod({ hostname: 'db-primary', subdomain: 'db' }), 0, settings)).hostname, 'db-primary');
   assert.equal(
-    buildSandboxConfig(makePod({ hostname: 'db-0', subdomain: 'db', setHostnameAsFQDN: true }), 0, settings).hostname,
+    (await buildSandboxConfig(makePod({ hostname: 'db-0', subdomain: 'db', setHostnameAsFQDN: true }), 0, settings)).hostname,
     'db-0.db.shop.svc.cluster.local',
   );
   const longName = `${'a'.repeat(62)}-b${'c'.repeat(10)}`;
-  assert.equal(buildSandboxConfig(makePod({}, { name: longName }), 0, settings).hostname, 'a'.repeat(62));
-  assert.throws(() => buildSandboxConfig(makePod({ hostname: 'Not_Valid' }), 0, settings), {
+  assert.equal((await buildSandboxConfig(makePod({}, { name: longName }), 0, settings)).hostname, 'a'.repeat(62));
+  await assert.rejects(() => buildSandboxConfig(makePod({ hostname: 'Not_Valid' }), 0, settings), {
     code: 'SHARDLET_RUN_SANDBOX',
     message: /not a valid DNS label/,
   });
