@@ -180,6 +180,7 @@ export class Kubelet {
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
+      cleanupOrphanedPodCgroups: (isKnown) => this.protection.cleanupOrphanedPodCgroups(isKnown),
       onPodForgotten: (uid) => {
         this.startup.forget(uid);
         this.cluster?.apiData.forgetPod(uid);

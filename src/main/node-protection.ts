@@ -10,6 +10,7 @@ import type { CriClient } from '../shared/cri/client.js';
 import type { PodGcState } from '../shared/kuberuntime/container-gc-policy.js';
 import type { PodEventRecord, PodCgroupSettings } from '../shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../shared/types.js';
+import { OrphanedPodCgroups } from './cm/orphaned-pod-cgroups.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
 import { EvictedPods } from './eviction/evicted-pods.js';
 import { EvictionManager, type Rejection } from './eviction/eviction-manager.js';
@@ -52,6 +53,7 @@ export class NodeProtection {
   private containerGc?: ContainerGcManager;
   private eviction?: EvictionManager;
   private qosTimer?: NodeJS.Timeout;
+  private orphanedPodCgroups?: OrphanedPodCgroups;
   /** Graceful node shutdown; undefined when off (the gate, or no shutdownGracePeriod). */
   private readonly nodeShutdown?: NodeShutdownManager;
 
@@ -67,8 +69,15 @@ export class NodeProtection {
   }
 
   /** kubepods and its QoS tiers; what the shards need to make each pod's cgroup (undefined with cgroupsPerQOS off). */
-  prepareCgroups(): Promise<PodCgroupSettings | undefined> {
-    return this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
+  async prepareCgroups(): Promise<PodCgroupSettings | undefined> {
+    const settings = await this.qosCgroups.start({ numCores: cpus().length, memoryCapacityBytes: totalmem() });
+    if (settings) this.orphanedPodCgroups = new OrphanedPodCgroups(settings, this.logger);
+    return settings;
+  }
+
+  /** Housekeeping: the cgroups of pods the kubelet does not know go (a no-op without cgroupsPerQOS). */
+  cleanupOrphanedPodCgroups(isKnown: (uid: string) => boolean): void {
+    void this.orphanedPodCgroups?.cleanup(isKnown).catch((err: Error) => this.logger.warn({ err: err.message }, 'Orphaned pod cgroup cleanup failed'));
   }
 
   /** The periodic loops: QoS tier shares, container and image GC, the eviction manager. */

@@ -29,6 +29,8 @@ export interface SyncLoopDeps {
   reconcileMirrorPods?: () => void;
   /** A pod is done and gone: what was kept for it (API object watches, tokens) can go. */
   onPodForgotten?: (uid: string) => void;
+  /** Removes the pod cgroups of pods no part of the kubelet knows (upstream's cleanupOrphanedPodCgroups). */
+  cleanupOrphanedPodCgroups?: (isKnown: (uid: string) => boolean) => void;
 }
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
@@ -209,6 +211,10 @@ export class SyncLoop {
       this.deps.logger.info({ pod: `${ref.namespace}/${ref.name}`, uid: ref.uid }, 'Stopping orphaned pod no source wants');
       const orphan: Pod = { metadata: { uid: ref.uid, name: ref.name, namespace: ref.namespace } };
       podWorkers.updatePod({ type: 'kill', pod: orphan, removeFromRuntime: true });
+    }
+    // Only once a relist told what the runtime holds: a pod it still runs is not an orphan cgroup's.
+    if (this.runtimePodsAsOfMs > 0) {
+      this.deps.cleanupOrphanedPodCgroups?.((uid) => podManager.get(uid) !== undefined || podWorkers.has(uid) || this.runtimePodsByUid.has(uid));
     }
   }
 }

@@ -1,0 +1,141 @@
+// Pod cgroups of pods the kubelet does not have, removed, as upstream's
+// cleanupOrphanedPodCgroups in HandlePodCleanups: a pod removed while the kubelet was
+// down, a removal that found the cgroup busy, a pod of an earlier kubelet whose
+// runtime forgot it. Without this they pile up for good: the memory controller of a
+// v1 host runs out of cgroup IDs at 65,535 and then no pod can start (a host running
+// the bench, which leaves its simulated pods behind, got there).
+//
+// A pod cgroup goes only when no part of the kubelet knows the pod (the caller's
+// isKnown: pod manager, pod workers, the runtime's last relist). Anything still
+// running in it is killed first, as upstream's podContainerManager.Destroy does: the
+// runtime no longer accounts for it.
+import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { cgroupDirectory } from '../../shared/cm/cgroup-fs.js';
+import { cgroupPath, qosCgroupName, type CgroupName } from '../../shared/cm/cgroup-name.js';
+import type { QOSClass } from '../../shared/qos.js';
+import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
+
+const QOS_TIERS: QOSClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
+/** The hierarchy the pod cgroups are listed in (every v1 hierarchy has them all); v2 has only one. */
+const LISTING_CONTROLLER = 'memory';
+/** cgroupfs: pod<uid>; systemd: <tier>-pod<uid with '-' as '_'>.slice. */
+const CGROUPFS_POD = /^pod([0-9a-zA-Z-]+)$/;
+const SYSTEMD_POD = /-pod([0-9a-zA-Z_]+)\.slice$/;
+/** Upstream's podContainerManager tries this many rounds of killing before giving up on a cgroup. */
+const KILL_ROUNDS = 5;
+
+export interface OrphanCleanupOutcome {
+  removed: string[];
+  /** Cgroups that could not go this time (something would not die, or the filesystem refused): tried again next pass. */
+  failed: string[];
+}
+
+export class OrphanedPodCgroups {
+  private running = false;
+
+  constructor(
+    private readonly settings: PodCgroupSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One pass; a pass still running makes this one a no-op (housekeeping comes every 2 s). */
+  async cleanup(isKnown: (uid: string) => boolean): Promise<OrphanCleanupOutcome> {
+    const outcome: OrphanCleanupOutcome = { removed: [], failed: [] };
+    if (this.running) return outcome;
+    this.running = true;
+    try {
+      for (const [uid, name] of await this.podCgroups()) {
+        if (isKnown(uid)) continue;
+        this.logger.debug({ podUID: uid }, 'Orphaned pod found, removing pod cgroups');
+        if (await this.destroy(name)) outcome.removed.push(uid);
+        else outcome.failed.push(uid);
+      }
+    } finally {
+      this.running = false;
+    }
+    if (outcome.removed.length > 0 || outcome.failed.length > 0) {
+      this.logger.info({ removed: outcome.removed.length, failed: outcome.failed }, 'Removed cgroups of pods the kubelet does not have');
+    }
+    return outcome;
+  }
+
+  /** Every pod cgroup under the QoS tiers, by pod UID (upstream's GetAllPodsFromCgroups). */
+  async podCgroups(): Promise<Map<string, CgroupName>> {
+    const { settings } = this;
+    const found = new Map<string, CgroupName>();
+    for (const qos of QOS_TIERS) {
+      const tier = qosCgroupName(settings.root, qos);
+      const directory = this.directoryOf(cgroupPath(tier, settings.driver));
+      if (!directory) continue;
+      const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isDirectory()) continue;
+        const uid = podUidOf(entry.name, settings.driver);
+        if (uid) found.set(uid, [...tier, `pod${uid}`]);
+      }
+    }
+    return found;
+  }
+
+  /** Kills what runs in the cgroup and removes it, its children first, from every hierarchy. */
+  private async destroy(name: CgroupName): Promise<boolean> {
+    const path = cgroupPath(name, this.settings.driver);
+    const directories = [...new Set(Object.values(this.settings.layout.mounts))].map((mount) => join(mount, path));
+    for (let round = 0; round < KILL_ROUNDS; round++) {
+      const pids = (await Promise.all(directories.map(processesUnder))).flat();
+      if (pids.length === 0) break;
+      for (const pid of new Set(pids)) killQuietly(pid);
+    }
+    try {
+      await Promise.all(directories.map(removeTree));
+      return true;
+    } catch (err) {
+      this.logger.warn({ cgroup: path, err: (err as Error).message }, 'Failed to remove the cgroup of an orphaned pod; trying again later');
+      return false;
+    }
+  }
+
+  private directoryOf(path: string): string | undefined {
+    const { layout } = this.settings;
+    if (layout.version === 'v2') return cgroupDirectory(layout, 'unified', path);
+    return cgroupDirectory(layout, LISTING_CONTROLLER, path) ?? cgroupDirectory(layout, Object.keys(layout.mounts)[0] ?? '', path);
+  }
+}
+
+/** The pod UID a pod cgroup's directory name carries; undefined for anything else (the tiers inside kubepods). */
+export function podUidOf(directoryName: string, driver: PodCgroupSettings['driver']): string | undefined {
+  if (driver === 'cgroupfs') return CGROUPFS_POD.exec(directoryName)?.[1];
+  return SYSTEMD_POD.exec(directoryName)?.[1]?.replaceAll('_', '-');
+}
+
+/** The PIDs in a cgroup and every cgroup below it (the runtime nests the sandbox and containers in the pod's). */
+async function processesUnder(directory: string): Promise<number[]> {
+  const own = await readFile(join(directory, 'cgroup.procs'), 'utf8').catch(() => '');
+  const pids = own.split('\n').filter((line) => line !== '').map(Number);
+  const children = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  for (const child of children) if (child.isDirectory()) pids.push(...(await processesUnder(join(directory, child.name))));
+  return pids;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
+/** rmdir of the cgroup after its children; a cgroup already gone is fine. */
+async function removeTree(directory: string): Promise<void> {
+  const children = await readdir(directory, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!children) return;
+  for (const child of children) if (child.isDirectory()) await removeTree(join(directory, child.name));
+  await rmdir(directory).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+}
