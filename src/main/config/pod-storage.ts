@@ -13,6 +13,16 @@ import { podRef } from '../../shared/pod-kinds.js';
 /** Annotations the kubelet itself puts on pods; a source changing them is not a change of the pod. */
 const LOCAL_ANNOTATIONS = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
 
+/** One pod of a change: a copy to merge, or (a SET's unchanged object) the stored pod itself. */
+interface SetEntry {
+  pod: Pod;
+  /** The pod as the source names it now, for the duplicate checks (a stored pod keeps the name it was added with). */
+  named: Pod;
+  /** The source's own object the copy was made from, remembered once merged. */
+  sourceObject?: object;
+  unchanged: boolean;
+}
+
 interface MergeResult {
   adds: Pod[];
   updates: Pod[];
@@ -31,6 +41,14 @@ export interface PodChange {
 export class PodStorage {
   private readonly podsBySource = new Map<string, Map<string, Pod>>();
   private readonly sourcesSeen = new Set<string>();
+  /**
+   * Per source, the source's own object each stored pod was last merged from. The API
+   * source hands every SET the informer's objects, which are replaced, never edited,
+   * when the server changes a pod: the same object again is unchanged and needs neither
+   * a copy nor a comparison, so a burst of watch events costs the pods it changed, not
+   * every pod of the node.
+   */
+  private readonly mergedFrom = new Map<string, Map<string, object>>();
 
   constructor(
     private readonly onUpdate: (update: PodUpdate) => void,
@@ -99,8 +117,21 @@ export class PodStorage {
   private mergeChange(source: string, update: PodUpdate): MergeResult {
     const result: MergeResult = { adds: [], updates: [], deletes: [], removes: [], reconciles: [] };
     let pods = this.podsBySource.get(source) ?? new Map<string, Pod>();
+    const given = Array.isArray(update.pods) ? update.pods : [];
+    if (update.op === 'SET') {
+      this.sourcesSeen.add(source);
+      const oldPods = pods;
+      pods = new Map();
+      this.updatePods(source, this.setEntries(source, given, oldPods), oldPods, pods, result);
+      for (const [uid, existing] of oldPods) if (!pods.has(uid)) result.removes.push(existing);
+      this.podsBySource.set(source, pods);
+      this.forgetSourceObjectsNotIn(source, pods);
+      return result;
+    }
     // Sources keep their objects; the storage annotates and keeps its own copies.
-    const incoming = this.copies(source, (Array.isArray(update.pods) ? update.pods : []).filter((pod) => this.isPodShaped(source, pod)));
+    const incoming = this.copies(source, given.filter((pod) => this.isPodShaped(source, pod)));
+    // A pod changed another way than by a SET: its last SET object no longer says what is stored.
+    for (const pod of incoming) this.mergedFrom.get(source)?.delete(podUid(pod));
     switch (update.op) {
       case 'ADD':
       case 'UPDATE':
@@ -117,14 +148,6 @@ export class PodStorage {
           result.removes.push(existing);
         }
         break;
-      case 'SET': {
-        this.sourcesSeen.add(source);
-        const oldPods = pods;
-        pods = new Map();
-        this.updatePods(source, incoming, oldPods, pods, result);
-        for (const [uid, existing] of oldPods) if (!pods.has(uid)) result.removes.push(existing);
-        break;
-      }
       default:
         this.logger.warn({ source, op: update.op }, 'Received invalid update type');
     }
@@ -132,11 +155,50 @@ export class PodStorage {
     return result;
   }
 
+  /**
+   * A SET's pods in the source's order: the stored pod itself for an object merged
+   * before under the same UID (unchanged, see mergedAs), a copy of any other.
+   */
+  private setEntries(source: string, given: unknown[], oldPods: Map<string, Pod>): SetEntry[] {
+    const entries: SetEntry[] = [];
+    const mergedFrom = this.mergedFrom.get(source);
+    for (const pod of given) {
+      const uid = (pod as Pod | null)?.metadata?.uid;
+      const stored = typeof uid === 'string' && mergedFrom?.get(uid) === pod ? oldPods.get(uid) : undefined;
+      if (stored) {
+        entries.push({ pod: stored, named: pod as Pod, unchanged: true });
+        continue;
+      }
+      if (!this.isPodShaped(source, pod)) continue;
+      const [copy] = this.copies(source, [pod]);
+      if (copy) entries.push({ pod: copy, named: copy, sourceObject: pod, unchanged: false });
+    }
+    return entries;
+  }
+
+  private rememberSourceObject(source: string, uid: string, sourceObject: object): void {
+    let bySource = this.mergedFrom.get(source);
+    if (!bySource) this.mergedFrom.set(source, (bySource = new Map()));
+    bySource.set(uid, sourceObject);
+  }
+
+  private forgetSourceObjectsNotIn(source: string, pods: Map<string, Pod>): void {
+    const bySource = this.mergedFrom.get(source);
+    if (!bySource) return;
+    for (const uid of bySource.keys()) if (!pods.has(uid)) bySource.delete(uid);
+  }
+
   /** Upstream's updatePodsFunc: compares each new pod with its stored self, or adds it. */
-  private updatePods(source: string, newPods: Pod[], oldPods: Map<string, Pod>, pods: Map<string, Pod>, result: MergeResult): void {
-    for (const ref of this.filterInvalidPods(source, newPods)) {
+  private updatePods(source: string, newPods: Array<Pod | SetEntry>, oldPods: Map<string, Pod>, pods: Map<string, Pod>, result: MergeResult): void {
+    const entries = newPods.map((entry): SetEntry => ('unchanged' in entry ? entry : { pod: entry, named: entry, unchanged: false }));
+    for (const { pod: ref, sourceObject, unchanged } of this.filterInvalidPods(source, entries)) {
+      if (unchanged) {
+        pods.set(podUid(ref), ref);
+        continue;
+      }
       try {
         this.updatePod(source, ref, oldPods, pods, result);
+        if (sourceObject) this.rememberSourceObject(source, podUid(ref), sourceObject);
       } catch (err) {
         // The stored pod (if any) stays as it was; a SET then keeps it rather than removing it for a bad copy.
         this.rejectPod(source, ref, err);
@@ -180,10 +242,10 @@ export class PodStorage {
    * is dropped, and so is a duplicate UID (a manifest may set metadata.uid), which
    * upstream would ADD twice while holding one.
    */
-  private filterInvalidPods(source: string, pods: Pod[]): Pod[] {
+  private filterInvalidPods(source: string, entries: SetEntry[]): SetEntry[] {
     const names = new Set<string>();
     const uids = new Set<string>();
-    return pods.filter((pod, index) => {
+    return entries.filter(({ named: pod }, index) => {
       const name = podFullName(pod);
       const uid = podUid(pod);
       const duplicate = names.has(name) ? 'name' : uids.has(uid) ? 'UID' : undefined;

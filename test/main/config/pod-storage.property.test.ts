@@ -71,3 +71,41 @@ test('any sequence of updates never throws and keeps what is delivered consisten
     { numRuns: NUM_RUNS },
   );
 });
+
+/**
+ * A source that hands the same objects again (the API source's informer replaces an
+ * object when the server changes the pod, never edits it) gets exactly what a source
+ * handing fresh copies every time gets: the merge may skip an object it merged
+ * before, never a change. Objects are picked from a pool by index, some replaced by
+ * new ones as the informer does, and incremental changes of the same UIDs come between.
+ */
+test('a SET of objects merged before delivers what the same SET of fresh copies delivers', () => {
+  const step = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('set' as const), picks: fc.array(fc.nat(5), { maxLength: 6 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('replace' as const), index: fc.nat(5), pod: wellFormedPod }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('incremental' as const), op: fc.constantFrom<PodOperation>('ADD', 'UPDATE', 'DELETE', 'REMOVE'), pod: wellFormedPod }) },
+  );
+  fc.assert(
+    fc.property(fc.array(wellFormedPod, { minLength: 6, maxLength: 6 }), fc.array(step, { maxLength: 20 }), (initialPool, steps) => {
+      const pool = [...initialPool] as unknown as Pod[];
+      const clock = () => new Date('2026-11-24T00:00:00Z');
+      const reused: PodUpdate[] = [];
+      const fresh: PodUpdate[] = [];
+      const reusing = new PodStorage((out) => reused.push(out), pino({ level: 'silent' }), clock);
+      const copying = new PodStorage((out) => fresh.push(out), pino({ level: 'silent' }), clock);
+      for (const change of steps) {
+        if (change.kind === 'replace') {
+          pool[change.index] = change.pod as unknown as Pod;
+          continue;
+        }
+        const given: PodUpdate =
+          change.kind === 'set' ? { op: 'SET', source: 'api', pods: change.picks.map((index) => pool[index]!) } : { op: change.op, source: 'api', pods: [change.pod as unknown as Pod] };
+        reusing.merge('api', given);
+        copying.merge('api', structuredClone(given));
+      }
+      assert.deepEqual(reused, fresh);
+      assert.deepEqual(reusing.mergedState(), copying.mergedState());
+    }),
+    { numRuns: NUM_RUNS },
+  );
+});
