@@ -9,6 +9,7 @@ import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
 import type { CriCallCounts, CriMethod } from './call-counts.js';
 import type { RelistContainer, RelistSandbox } from './relist-codec.js';
+import { unaryCall } from './unary-call.js';
 import { genericMethod, STATIC_METHODS, type CriService, type UnaryMethod } from './unary-methods.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
@@ -63,12 +64,6 @@ function channelOptions(): grpc.ChannelOptions {
   };
 }
 
-/**
- * Every call sends the same (empty) metadata: grpc-js copies it when the call
- * starts (ResolvingCall.start), so one instance serves every call of the thread.
- */
-const CALL_METADATA = new grpc.Metadata();
-
 export class CriClient {
   /** The runtime endpoint, normalised (`unix:///…`). */
   readonly endpoint: string;
@@ -78,6 +73,9 @@ export class CriClient {
   private readonly pullTimeoutMs: number;
   private readonly runtimeConn: grpc.Client;
   private readonly imageConn: grpc.Client;
+  /** The connections' channels, which unary calls are made on directly (unary-call.ts). */
+  private readonly runtimeChannel: grpc.ChannelInterface;
+  private readonly imageChannel: grpc.ChannelInterface;
   private readonly callCounts?: CriCallCounts;
 
   constructor(endpoint: string, options: CriClientOptions) {
@@ -92,6 +90,8 @@ export class CriClient {
       this.imageEndpoint === this.endpoint
         ? this.runtimeConn
         : new grpc.Client(this.imageEndpoint, credentials, channelOptions());
+    this.runtimeChannel = this.runtimeConn.getChannel();
+    this.imageChannel = this.imageConn.getChannel();
   }
 
   // ---- RuntimeService -------------------------------------------------------
@@ -216,7 +216,7 @@ export class CriClient {
       method.requestSerialize,
       method.responseDeserialize,
       req,
-      CALL_METADATA,
+      new grpc.Metadata(),
     );
     const cancel = (): void => stream.cancel();
     options.signal?.addEventListener('abort', cancel, { once: true });
@@ -293,16 +293,7 @@ export class CriClient {
    * as upstream's instrumented service times the whole call).
    */
   private call<Req, Res>(method: UnaryMethod<Req, Res>, req: Req, timeoutMs?: number): Promise<Res> {
-    const conn = method.service === 'ImageService' ? this.imageConn : this.runtimeConn;
-    const deadline = Date.now() + (timeoutMs ?? this.timeoutMs);
-    const callCounts = this.callCounts;
-    const startedAt = performance.now();
-    return new Promise<Res>((resolve, reject) => {
-      conn.makeUnaryRequest(method.path, method.serialize, method.deserialize, req, CALL_METADATA, { deadline }, (err, reply) => {
-        callCounts?.record(method.name, (performance.now() - startedAt) / 1000, err !== null && err !== undefined);
-        if (err) reject(toCriError(method.label, err));
-        else resolve(reply as Res);
-      });
-    });
+    const channel = method.service === 'ImageService' ? this.imageChannel : this.runtimeChannel;
+    return unaryCall(channel, method, req, Date.now() + (timeoutMs ?? this.timeoutMs), this.callCounts);
   }
 }
