@@ -64,9 +64,14 @@ export function writeUint64(w: Writer, field: number, value: LongLike | null | u
 
 /** An enum given by name (as proto-loader's `enums: String` types it) or by number; `values` lists the names in number order. */
 export function writeEnum(w: Writer, field: number, value: string | number | null | undefined, values: readonly string[]): void {
-  // An unknown name is dropped, as protobufjs's fromObject drops it.
-  const number = typeof value === 'number' ? value : value ? values.indexOf(value) : 0;
-  if (number !== 0 && (typeof value === 'number' || number > 0)) w.uint32(tag(field, WIRE_VARINT)).int32(number);
+  const number = typeof value === 'number' ? value : enumNumber(values, value);
+  if (number !== 0) w.uint32(tag(field, WIRE_VARINT)).int32(number);
+}
+
+/** A name's number; 0 (not written) for no name, and for a name the enum lacks, which protobufjs's fromObject drops too. */
+function enumNumber(values: readonly string[], name: string | null | undefined): number {
+  if (!name) return 0;
+  return Math.max(values.indexOf(name), 0);
 }
 
 export function writeMessage<T>(w: Writer, field: number, value: T | null | undefined, encode: (value: T, w: Writer) => void): void {
