@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { CriClient } from '../../src/shared/cri/client.js';
+import { FullCriClient } from '../helpers/full-cri.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import type { RuntimeUnderTest } from './scenarios.js';
@@ -64,7 +65,9 @@ async function readInContainer(podName: string, path: string): Promise<string> {
     return reply.stdout.toString();
   }
   // The simulated runtime runs no process to exec in: read through the mount the runtime was asked to make.
-  const status = (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
+  // CriClient does not decode a container's mounts: read the whole reply.
+  const full = new FullCriClient(runtime.endpoint);
+  const status = (await full.containerStatus({ container_id: containerId, verbose: false }).finally(() => full.close())).status;
   const mount = status?.mounts.find((m) => path.startsWith(`${m.container_path}/`));
   if (!mount) throw new Error(`no mount of ${path} in ${podName}'s container`);
   return readFileSync(join(mount.host_path, path.slice(mount.container_path.length)), 'utf8');

@@ -2,6 +2,7 @@
 // selectors match exact key=value pairs, IDs match in full or by prefix.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { FullCriClient } from '../helpers/full-cri.js';
 import { containerConfig, sandboxConfig, startHarness, TEST_IMAGE, type SimHarness } from './harness.js';
 
 describe('simulated runtime: list filters', () => {
@@ -69,7 +70,9 @@ describe('simulated runtime: list filters', () => {
     assert.deepEqual(web.annotations, expected.annotations);
     assert.equal(web.pod_sandbox_id, frontId);
     assert.deepEqual(web.metadata, { name: 'web', attempt: 0 });
-    const [front] = (await h.client.listPodSandbox({ filter: { id: frontId } })).items;
+    // CriClient does not decode a listed sandbox's annotations: read the whole reply.
+    const full = new FullCriClient(h.socketPath);
+    const [front] = (await full.listPodSandbox({ filter: { id: frontId } }).finally(() => full.close())).items;
     assert.deepEqual(front.annotations, sandboxConfig('front').annotations);
   });
 });

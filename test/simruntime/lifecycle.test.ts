@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isNotFound } from '../../src/shared/cri/client.js';
+import { FullCriClient } from '../helpers/full-cri.js';
 import { containerConfig, eventually, rejectionOf, sandboxConfig, startHarness, TEST_IMAGE, type SimHarness } from './harness.js';
 
 describe('simulated runtime: lifecycle', () => {
@@ -35,8 +36,11 @@ describe('simulated runtime: lifecycle', () => {
     const sandbox = (await h.client.podSandboxStatus({ pod_sandbox_id: sandboxId })).status!;
     assert.equal(sandbox.state, 'SANDBOX_READY');
     assert.deepEqual(sandbox.metadata, config.metadata);
-    assert.deepEqual(sandbox.labels, config.labels);
-    assert.deepEqual(sandbox.annotations, config.annotations);
+    // CriClient does not decode a sandbox status's labels and annotations: read the whole reply.
+    const full = new FullCriClient(h.socketPath);
+    const wholeSandbox = (await full.podSandboxStatus({ pod_sandbox_id: sandboxId }).finally(() => full.close())).status!;
+    assert.deepEqual(wholeSandbox.labels, config.labels);
+    assert.deepEqual(wholeSandbox.annotations, config.annotations);
     assert.match(sandbox.network!.ip, /^10\.88\.\d+\.\d+$/);
     assert.ok(sandbox.created_at >= beforeNs - 1e9, 'created_at is in nanoseconds since the epoch');
 

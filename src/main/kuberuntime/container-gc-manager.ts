@@ -16,7 +16,7 @@
 // pod's newest created container (the one race that would fail a sync), and any
 // other removal a sync did not expect shows to it as a NotFound it tolerates.
 import type { Logger } from 'pino';
-import type { Container__Output } from '../../generated/cri/runtime/v1/Container.js';
+import type { ContainerLean } from '../../shared/cri/types.js';
 import type { CriClient } from '../../shared/cri/client.js';
 import { ContainerState, PodSandboxState } from '../../shared/cri/types.js';
 import { ErrorCodes } from '../../shared/errors.js';
@@ -63,7 +63,7 @@ export interface CollectOptions {
 interface DeadObjects {
   containers: GcContainer[];
   sandboxes: GcSandbox[];
-  containerById: Map<string, Container__Output>;
+  containerById: Map<string, ContainerLean>;
 }
 
 export class ContainerGcManager {
@@ -136,7 +136,7 @@ async function listDeadObjects(cri: CriClient): Promise<DeadObjects> {
     ...DEAD_STATES.map(([state]) => cri.listContainers({ filter: { state: { state } } })),
   ]);
   const containers: GcContainer[] = [];
-  const containerById = new Map<string, Container__Output>();
+  const containerById = new Map<string, ContainerLean>();
   containerReplies.forEach((reply, index) => {
     for (const item of reply.containers) {
       const podUid = item.labels?.[POD_UID_LABEL];

@@ -6,7 +6,7 @@
 // (the pod's own sync, usually) got there first.
 import { unlink } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { Container__Output } from '../../generated/cri/runtime/v1/Container.js';
+import type { ContainerLean } from '../../shared/cri/types.js';
 import { isNotFound, type CriClient } from '../../shared/cri/client.js';
 import { CONTAINER_NAME_LABEL, POD_DELETION_GRACE_PERIOD_ANNOTATION, POD_TERMINATION_GRACE_PERIOD_ANNOTATION, POD_UID_LABEL } from '../../shared/labels.js';
 import { rotatedFiles } from '../logs/log-rotation.js';
@@ -15,7 +15,7 @@ import { rotatedFiles } from '../logs/log-rotation.js';
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
 /** Stops (if unknown) and removes the container with its log files; false when the runtime refused. */
-export async function removeDeadContainer(cri: CriClient, container: Container__Output, logger: Logger): Promise<boolean> {
+export async function removeDeadContainer(cri: CriClient, container: ContainerLean, logger: Logger): Promise<boolean> {
   const labels = container.labels ?? {};
   const fields = { containerId: container.id, pod: labels[POD_UID_LABEL], container: labels[CONTAINER_NAME_LABEL] };
   try {
@@ -59,7 +59,7 @@ export async function removeEmptySandbox(cri: CriClient, sandboxId: string, logg
 }
 
 /** The kubelet put the pod's grace periods on the container, so a stop without the pod's spec gets them (upstream's restoreSpecsFromContainerLabels). */
-function gracePeriodSeconds(container: Container__Output): number {
+function gracePeriodSeconds(container: ContainerLean): number {
   const annotations = container.annotations ?? {};
   const recorded = Number(annotations[POD_DELETION_GRACE_PERIOD_ANNOTATION] ?? annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]);
   return Number.isFinite(recorded) ? Math.max(recorded, MINIMUM_GRACE_PERIOD_SECONDS) : MINIMUM_GRACE_PERIOD_SECONDS;

@@ -4,12 +4,13 @@
 // behind another shard's calls on a shared HTTP/2 connection.
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
-import type { MethodDefinition } from '@grpc/proto-loader';
-import { loadCriServices, type CriServices } from './load-proto.js';
+import { loadCriServices } from './load-proto.js';
 import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
 import type { CriCallCounts, CriMethod } from './call-counts.js';
-import { decodeContainerList, decodeSandboxList, type RelistContainer, type RelistSandbox } from './relist-codec.js';
+import type { RelistContainer, RelistSandbox } from './relist-codec.js';
+import { unaryCall } from './unary-call.js';
+import { genericMethod, STATIC_METHODS, type CriService, type UnaryMethod } from './unary-methods.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
@@ -63,8 +64,6 @@ function channelOptions(): grpc.ChannelOptions {
   };
 }
 
-type AnyMethod = MethodDefinition<object, object, object, object>;
-
 export class CriClient {
   /** The runtime endpoint, normalised (`unix:///…`). */
   readonly endpoint: string;
@@ -72,9 +71,11 @@ export class CriClient {
   readonly imageEndpoint: string;
   private readonly timeoutMs: number;
   private readonly pullTimeoutMs: number;
-  private readonly services: CriServices;
   private readonly runtimeConn: grpc.Client;
   private readonly imageConn: grpc.Client;
+  /** The connections' channels, which unary calls are made on directly (unary-call.ts). */
+  private readonly runtimeChannel: grpc.ChannelInterface;
+  private readonly imageChannel: grpc.ChannelInterface;
   private readonly callCounts?: CriCallCounts;
 
   constructor(endpoint: string, options: CriClientOptions) {
@@ -83,114 +84,119 @@ export class CriClient {
     this.timeoutMs = options.timeoutMs;
     this.pullTimeoutMs = options.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS;
     this.callCounts = options.callCounts;
-    this.services = loadCriServices();
     const credentials = grpc.credentials.createInsecure();
     this.runtimeConn = new grpc.Client(this.endpoint, credentials, channelOptions());
     this.imageConn =
       this.imageEndpoint === this.endpoint
         ? this.runtimeConn
         : new grpc.Client(this.imageEndpoint, credentials, channelOptions());
+    this.runtimeChannel = this.runtimeConn.getChannel();
+    this.imageChannel = this.imageConn.getChannel();
   }
 
   // ---- RuntimeService -------------------------------------------------------
 
   version(req: cri.VersionRequest = {}, timeoutMs?: number): Promise<cri.VersionResponse__Output> {
-    return this.runtimeCall('Version', req, timeoutMs);
+    return this.call(STATIC_METHODS.version, req, timeoutMs);
   }
 
   status(req: cri.StatusRequest = {}, timeoutMs?: number): Promise<cri.StatusResponse__Output> {
-    return this.runtimeCall('Status', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'Status', req, timeoutMs);
   }
 
   updateRuntimeConfig(req: cri.UpdateRuntimeConfigRequest, timeoutMs?: number): Promise<cri.UpdateRuntimeConfigResponse__Output> {
-    return this.runtimeCall('UpdateRuntimeConfig', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'UpdateRuntimeConfig', req, timeoutMs);
   }
 
   /** After a log rotation: the runtime writes to a fresh file at the container's log_path. */
   reopenContainerLog(req: cri.ReopenContainerLogRequest, timeoutMs?: number): Promise<cri.ReopenContainerLogResponse__Output> {
-    return this.runtimeCall('ReopenContainerLog', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'ReopenContainerLog', req, timeoutMs);
   }
 
   runPodSandbox(req: cri.RunPodSandboxRequest, timeoutMs?: number): Promise<cri.RunPodSandboxResponse__Output> {
-    return this.runtimeCall('RunPodSandbox', req, timeoutMs);
+    return this.call(STATIC_METHODS.runPodSandbox, req, timeoutMs);
   }
 
   stopPodSandbox(req: cri.StopPodSandboxRequest, timeoutMs?: number): Promise<cri.StopPodSandboxResponse__Output> {
-    return this.runtimeCall('StopPodSandbox', req, timeoutMs);
+    return this.call(STATIC_METHODS.stopPodSandbox, req, timeoutMs);
   }
 
   removePodSandbox(req: cri.RemovePodSandboxRequest, timeoutMs?: number): Promise<cri.RemovePodSandboxResponse__Output> {
-    return this.runtimeCall('RemovePodSandbox', req, timeoutMs);
+    return this.call(STATIC_METHODS.removePodSandbox, req, timeoutMs);
   }
 
-  podSandboxStatus(req: cri.PodSandboxStatusRequest, timeoutMs?: number): Promise<cri.PodSandboxStatusResponse__Output> {
-    return this.runtimeCall('PodSandboxStatus', req, timeoutMs);
+  /** Identity, state, age, IPs and network mode of the sandbox (cri.PodSandboxStatusLean). */
+  podSandboxStatus(req: cri.PodSandboxStatusRequest, timeoutMs?: number): Promise<cri.PodSandboxStatusReply> {
+    return this.call(STATIC_METHODS.podSandboxStatus, req, timeoutMs);
   }
 
-  listPodSandbox(req: cri.ListPodSandboxRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxResponse__Output> {
-    return this.runtimeCall('ListPodSandbox', req, timeoutMs);
+  /** Sandboxes with their labels (annotations are not decoded: cri.PodSandboxLean). */
+  listPodSandbox(req: cri.ListPodSandboxRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxReply> {
+    return this.call(STATIC_METHODS.listPodSandbox, req, timeoutMs);
   }
 
   createContainer(req: cri.CreateContainerRequest, timeoutMs?: number): Promise<cri.CreateContainerResponse__Output> {
-    return this.runtimeCall('CreateContainer', req, timeoutMs);
+    return this.call(STATIC_METHODS.createContainer, req, timeoutMs);
   }
 
   startContainer(req: cri.StartContainerRequest, timeoutMs?: number): Promise<cri.StartContainerResponse__Output> {
-    return this.runtimeCall('StartContainer', req, timeoutMs);
+    return this.call(STATIC_METHODS.startContainer, req, timeoutMs);
   }
 
   /** The deadline covers the grace period too (req.timeout, seconds), as upstream's StopContainer adds it. */
   stopContainer(req: cri.StopContainerRequest, timeoutMs?: number): Promise<cri.StopContainerResponse__Output> {
-    return this.runtimeCall('StopContainer', req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
+    return this.call(STATIC_METHODS.stopContainer, req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
   }
 
   removeContainer(req: cri.RemoveContainerRequest, timeoutMs?: number): Promise<cri.RemoveContainerResponse__Output> {
-    return this.runtimeCall('RemoveContainer', req, timeoutMs);
+    return this.call(STATIC_METHODS.removeContainer, req, timeoutMs);
   }
 
-  listContainers(req: cri.ListContainersRequest = {}, timeoutMs?: number): Promise<cri.ListContainersResponse__Output> {
-    return this.runtimeCall('ListContainers', req, timeoutMs);
+  /** Containers with their labels and annotations (cri.ContainerLean). */
+  listContainers(req: cri.ListContainersRequest = {}, timeoutMs?: number): Promise<cri.ListContainersReply> {
+    return this.call(STATIC_METHODS.listContainers, req, timeoutMs);
   }
 
   /** Every sandbox, decoded only as far as the PLEG relist needs (relist-codec.ts). */
   listPodSandboxForRelist(timeoutMs?: number): Promise<RelistSandbox[]> {
-    return this.runtimeCall('ListPodSandbox', {}, timeoutMs, decodeSandboxList);
+    return this.call(STATIC_METHODS.listPodSandboxForRelist, {}, timeoutMs);
   }
 
   /** Every container, decoded only as far as the PLEG relist needs (relist-codec.ts). */
   listContainersForRelist(timeoutMs?: number): Promise<RelistContainer[]> {
-    return this.runtimeCall('ListContainers', {}, timeoutMs, decodeContainerList);
+    return this.call(STATIC_METHODS.listContainersForRelist, {}, timeoutMs);
   }
 
-  containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusResponse__Output> {
-    return this.runtimeCall('ContainerStatus', req, timeoutMs);
+  /** The container's status without its mounts, resources and user (cri.ContainerStatusLean). */
+  containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusReply> {
+    return this.call(STATIC_METHODS.containerStatus, req, timeoutMs);
   }
 
   updateContainerResources(
     req: cri.UpdateContainerResourcesRequest,
     timeoutMs?: number,
   ): Promise<cri.UpdateContainerResourcesResponse__Output> {
-    return this.runtimeCall('UpdateContainerResources', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'UpdateContainerResources', req, timeoutMs);
   }
 
   /** The deadline covers the command's own timeout (req.timeout, seconds), as upstream's ExecSync adds it. */
   execSync(req: cri.ExecSyncRequest, timeoutMs?: number): Promise<cri.ExecSyncResponse__Output> {
-    return this.runtimeCall('ExecSync', req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
+    return this.call(STATIC_METHODS.execSync, req, timeoutMs ?? this.timeoutMs + Number(req.timeout ?? 0) * 1000);
   }
 
   /** A URL on the runtime's streaming server where the client's exec session is served. */
   exec(req: cri.ExecRequest, timeoutMs?: number): Promise<cri.ExecResponse__Output> {
-    return this.runtimeCall('Exec', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'Exec', req, timeoutMs);
   }
 
   /** A URL on the runtime's streaming server attached to the container's main process. */
   attach(req: cri.AttachRequest, timeoutMs?: number): Promise<cri.AttachResponse__Output> {
-    return this.runtimeCall('Attach', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'Attach', req, timeoutMs);
   }
 
   /** A URL on the runtime's streaming server forwarding ports of the sandbox. */
   portForward(req: cri.PortForwardRequest, timeoutMs?: number): Promise<cri.PortForwardResponse__Output> {
-    return this.runtimeCall('PortForward', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'PortForward', req, timeoutMs);
   }
 
   /**
@@ -202,7 +208,7 @@ export class CriClient {
     req: cri.GetEventsRequest = {},
     options: { signal?: AbortSignal } = {},
   ): AsyncGenerator<cri.ContainerEventResponse__Output> {
-    const method = this.services.runtime.GetContainerEvents;
+    const method = loadCriServices().runtime.GetContainerEvents;
     const startedAt = performance.now();
     let failed = false;
     const stream = this.runtimeConn.makeServerStreamRequest(
@@ -229,43 +235,43 @@ export class CriClient {
   }
 
   containerStats(req: cri.ContainerStatsRequest, timeoutMs?: number): Promise<cri.ContainerStatsResponse__Output> {
-    return this.runtimeCall('ContainerStats', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'ContainerStats', req, timeoutMs);
   }
 
   listContainerStats(req: cri.ListContainerStatsRequest = {}, timeoutMs?: number): Promise<cri.ListContainerStatsResponse__Output> {
-    return this.runtimeCall('ListContainerStats', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'ListContainerStats', req, timeoutMs);
   }
 
   podSandboxStats(req: cri.PodSandboxStatsRequest, timeoutMs?: number): Promise<cri.PodSandboxStatsResponse__Output> {
-    return this.runtimeCall('PodSandboxStats', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'PodSandboxStats', req, timeoutMs);
   }
 
   /** A runtime without sandbox stats answers UNIMPLEMENTED (isUnimplemented): the caller falls back to ListContainerStats. */
   listPodSandboxStats(req: cri.ListPodSandboxStatsRequest = {}, timeoutMs?: number): Promise<cri.ListPodSandboxStatsResponse__Output> {
-    return this.runtimeCall('ListPodSandboxStats', req, timeoutMs);
+    return this.genericCall('RuntimeService', 'ListPodSandboxStats', req, timeoutMs);
   }
 
   // ---- ImageService ---------------------------------------------------------
 
   listImages(req: cri.ListImagesRequest = {}, timeoutMs?: number): Promise<cri.ListImagesResponse__Output> {
-    return this.imageCall('ListImages', req, timeoutMs);
+    return this.genericCall('ImageService', 'ListImages', req, timeoutMs);
   }
 
-  /** `image` in the reply is null when the image is not on the node. */
-  imageStatus(req: cri.ImageStatusRequest, timeoutMs?: number): Promise<cri.ImageStatusResponse__Output> {
-    return this.imageCall('ImageStatus', req, timeoutMs);
+  /** `image` in the reply is null when the image is not on the node; else its ID and size (cri.ImageLean). */
+  imageStatus(req: cri.ImageStatusRequest, timeoutMs?: number): Promise<cri.ImageStatusReply> {
+    return this.call(STATIC_METHODS.imageStatus, req, timeoutMs);
   }
 
   pullImage(req: cri.PullImageRequest, timeoutMs?: number): Promise<cri.PullImageResponse__Output> {
-    return this.imageCall('PullImage', req, timeoutMs ?? this.pullTimeoutMs);
+    return this.call(STATIC_METHODS.pullImage, req, timeoutMs ?? this.pullTimeoutMs);
   }
 
   removeImage(req: cri.RemoveImageRequest, timeoutMs?: number): Promise<cri.RemoveImageResponse__Output> {
-    return this.imageCall('RemoveImage', req, timeoutMs);
+    return this.genericCall('ImageService', 'RemoveImage', req, timeoutMs);
   }
 
   imageFsInfo(req: cri.ImageFsInfoRequest = {}, timeoutMs?: number): Promise<cri.ImageFsInfoResponse__Output> {
-    return this.imageCall('ImageFsInfo', req, timeoutMs);
+    return this.genericCall('ImageService', 'ImageFsInfo', req, timeoutMs);
   }
 
   /** Closes the connection(s); calls in flight fail with CANCELLED. */
@@ -276,21 +282,9 @@ export class CriClient {
 
   // ---- plumbing -------------------------------------------------------------
 
-  /** `decode` replaces the generic reply decoding (the relist's lean one). */
-  private runtimeCall<Res>(
-    name: keyof CriServices['runtime'] & CriMethod,
-    req: object,
-    timeoutMs?: number,
-    decode?: (reply: Buffer) => Res,
-  ): Promise<Res> {
-    const generic = this.services.runtime[name] as unknown as AnyMethod;
-    const method = decode ? { ...generic, responseDeserialize: decode as AnyMethod['responseDeserialize'] } : generic;
-    return this.unary(name, this.runtimeConn, `RuntimeService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
-  }
-
-  private imageCall<Res>(name: keyof CriServices['image'] & CriMethod, req: object, timeoutMs?: number): Promise<Res> {
-    const method = this.services.image[name] as unknown as AnyMethod;
-    return this.unary(name, this.imageConn, `ImageService/${name}`, method, req, timeoutMs ?? this.timeoutMs);
+  /** A cold method, through proto-loader's codecs (unary-methods.ts). */
+  private genericCall<Res>(service: CriService, name: CriMethod, req: object, timeoutMs?: number): Promise<Res> {
+    return this.call(genericMethod(service, name) as UnaryMethod<object, Res>, req, timeoutMs);
   }
 
   /**
@@ -298,22 +292,8 @@ export class CriClient {
    * Its duration and outcome go to the shared counters (the reply's decoding included,
    * as upstream's instrumented service times the whole call).
    */
-  private unary<Res>(name: CriMethod, conn: grpc.Client, label: string, method: AnyMethod, req: object, timeoutMs: number): Promise<Res> {
-    const startedAt = performance.now();
-    return new Promise<Res>((resolve, reject) => {
-      conn.makeUnaryRequest(
-        method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
-        req,
-        new grpc.Metadata(),
-        { deadline: Date.now() + timeoutMs },
-        (err, reply) => {
-          this.callCounts?.record(name, (performance.now() - startedAt) / 1000, err !== null && err !== undefined);
-          if (err) reject(toCriError(label, err));
-          else resolve(reply as Res);
-        },
-      );
-    });
+  private call<Req, Res>(method: UnaryMethod<Req, Res>, req: Req, timeoutMs?: number): Promise<Res> {
+    const channel = method.service === 'ImageService' ? this.imageChannel : this.runtimeChannel;
+    return unaryCall(channel, method, req, Date.now() + (timeoutMs ?? this.timeoutMs), this.callCounts);
   }
 }

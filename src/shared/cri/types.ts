@@ -1,7 +1,9 @@
 // One import point for the CRI message types the project passes around, so that
 // callers write `import type { ContainerConfig } from '../shared/cri/types.js'`
 // rather than reaching into src/generated. `X` is the shape we send (every field
-// optional), `X__Output` the decoded shape we receive (defaults filled in).
+// optional), `X__Output` the decoded shape we receive (defaults filled in). The hot
+// methods' replies decode to narrower shapes (`…Reply`, `…Lean`, codec/reply-types.ts):
+// the same field names and defaults, only the fields callers read.
 
 // Enums are values as well as types: ContainerState.CONTAINER_RUNNING === 'CONTAINER_RUNNING'.
 export { ContainerEventType } from '../../generated/cri/runtime/v1/ContainerEventType.js';
@@ -147,6 +149,22 @@ export type { PodSandboxStatsRequest, PodSandboxStatsRequest__Output } from '../
 export type { PodSandboxStatsResponse, PodSandboxStatsResponse__Output } from '../../generated/cri/runtime/v1/PodSandboxStatsResponse.js';
 export type { ProcessUsage, ProcessUsage__Output } from '../../generated/cri/runtime/v1/ProcessUsage.js';
 export type { SwapUsage, SwapUsage__Output } from '../../generated/cri/runtime/v1/SwapUsage.js';
+
+export type {
+  ContainerLean,
+  ContainerStatusLean,
+  ContainerStatusReply,
+  ImageLean,
+  ImageSpecLean,
+  ImageStatusReply,
+  LinuxPodSandboxStatusLean,
+  ListContainersReply,
+  ListPodSandboxReply,
+  NamespaceOptionLean,
+  PodSandboxLean,
+  PodSandboxStatusLean,
+  PodSandboxStatusReply,
+} from './codec/reply-types.js';
 
 export type { RuntimeServiceHandlers, RuntimeServiceDefinition } from '../../generated/cri/runtime/v1/RuntimeService.js';
 export type { ImageServiceHandlers, ImageServiceDefinition } from '../../generated/cri/runtime/v1/ImageService.js';

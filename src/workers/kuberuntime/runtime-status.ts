@@ -23,10 +23,7 @@ import type {
   RuntimeSandbox,
 } from '../../shared/runtime-pod.js';
 import type { LifecycleHandler } from '../../shared/types.js';
-import type { PodSandbox__Output } from '../../generated/cri/runtime/v1/PodSandbox.js';
-import type { Container__Output } from '../../generated/cri/runtime/v1/Container.js';
-import type { ContainerStatus__Output } from '../../generated/cri/runtime/v1/ContainerStatus.js';
-import type { PodSandboxStatus__Output } from '../../generated/cri/runtime/v1/PodSandboxStatus.js';
+import type { ContainerLean, ContainerStatusLean, PodSandboxLean, PodSandboxStatusLean } from '../../shared/cri/types.js';
 
 const NS_PER_MS = 1_000_000;
 
@@ -70,7 +67,7 @@ export async function getRuntimePodStatus(
 }
 
 /** Only the newest sandbox needs its network status (as upstream, which asks for every one; older ones are dead). */
-async function readSandbox(cri: CriClient, item: PodSandbox__Output, newest: boolean): Promise<RuntimeSandbox | undefined> {
+async function readSandbox(cri: CriClient, item: PodSandboxLean, newest: boolean): Promise<RuntimeSandbox | undefined> {
   const sandbox: RuntimeSandbox = {
     id: item.id,
     state: item.state === 'SANDBOX_READY' ? 'ready' : 'notready',
@@ -90,7 +87,7 @@ async function readSandbox(cri: CriClient, item: PodSandbox__Output, newest: boo
 }
 
 /** A sandbox as its PodSandboxStatus shows it (state, network, namespaces). */
-export function sandboxFromStatus(status: PodSandboxStatus__Output): RuntimeSandbox {
+export function sandboxFromStatus(status: PodSandboxStatusLean): RuntimeSandbox {
   const network = status.network;
   return {
     id: status.id,
@@ -107,13 +104,12 @@ export async function readCreatedContainer(cri: CriClient, containerId: string, 
   const status = await containerStatusOf(cri, containerId);
   if (!status) return undefined;
   // ContainerStatus carries the same labels and annotations as the list entry; only the sandbox ID is ours to add.
-  const item: Container__Output = {
+  const item: ContainerLean = {
     id: status.id,
     pod_sandbox_id: sandboxId,
     metadata: status.metadata,
     image: status.image,
     image_ref: status.image_ref,
-    image_id: status.image_id,
     state: status.state,
     created_at: status.created_at,
     labels: status.labels,
@@ -122,13 +118,13 @@ export async function readCreatedContainer(cri: CriClient, containerId: string, 
   return toRuntimeContainer(item, status);
 }
 
-async function readContainer(cri: CriClient, item: Container__Output): Promise<RuntimeContainer | undefined> {
+async function readContainer(cri: CriClient, item: ContainerLean): Promise<RuntimeContainer | undefined> {
   const status = await containerStatusOf(cri, item.id);
   return status === undefined ? undefined : toRuntimeContainer(item, status);
 }
 
 /** The container's status; undefined when it was removed in the meantime. */
-async function containerStatusOf(cri: CriClient, containerId: string): Promise<ContainerStatus__Output | null | undefined> {
+async function containerStatusOf(cri: CriClient, containerId: string): Promise<ContainerStatusLean | null | undefined> {
   try {
     return (await cri.containerStatus({ container_id: containerId, verbose: false })).status;
   } catch (err) {
@@ -138,7 +134,7 @@ async function containerStatusOf(cri: CriClient, containerId: string): Promise<C
 }
 
 /** Merges the list entry (labels, sandbox) with the status (times, exit code, reason). */
-export function toRuntimeContainer(item: Container__Output, status: ContainerStatus__Output | null): RuntimeContainer {
+export function toRuntimeContainer(item: ContainerLean, status: ContainerStatusLean | null): RuntimeContainer {
   const labels = item.labels ?? {};
   const annotations = item.annotations ?? {};
   return {
