@@ -92,6 +92,7 @@ export class NodeProtection {
       periodMs,
       // As upstream's ShouldPodContentBeRemoved: an evicted pod's dead containers go at once.
       podState: (uid) => (this.evicted.has(uid) ? 'gone' : host.podGcState(uid)),
+      podLogsDir: options.podLogsDir,
       logger,
       onNodeEvent: host.onNodeEvent,
     });

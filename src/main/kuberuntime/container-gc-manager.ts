@@ -32,6 +32,7 @@ import {
 } from '../../shared/kuberuntime/container-gc-policy.js';
 import { CONTAINER_NAME_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
 import { removeDeadContainer, removeEmptySandbox } from './dead-container-removal.js';
+import { evictPodLogsDirectories } from './pod-logs-eviction.js';
 
 const NS_PER_MS = 1_000_000;
 /** The container states the collector may remove, as CRI names them. */
@@ -48,6 +49,8 @@ export interface ContainerGcManagerOptions {
   periodMs: number;
   /** What the kubelet knows of a pod (by UID) that decides whether its content may go. */
   podState: (podUid: string) => PodGcState;
+  /** Where the pods' log directories are (podLogsDir): those of gone pods go too. */
+  podLogsDir?: string;
   logger: Logger;
   /** A node event (cluster mode records it on the Node). */
   onNodeEvent?: (type: 'Warning', reason: string, message: string) => void;
@@ -118,6 +121,7 @@ export class ContainerGcManager {
     for (const sandboxId of plan.sandboxIds) {
       if (await removeEmptySandbox(cri, sandboxId, logger)) sandboxesRemoved++;
     }
+    if (this.options.podLogsDir) await evictPodLogsDirectories(this.options.podLogsDir, podState, logger);
     if (plan.containers.length > 0 || plan.sandboxIds.length > 0) {
       const reasons = countBy(plan.containers.map((removal) => removal.reason));
       logger.info({ containersRemoved, sandboxesRemoved, reasons, evictNonDeletedPods: options.evictNonDeletedPods ?? false }, 'Container garbage collection removed dead containers');
