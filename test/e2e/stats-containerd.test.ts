@@ -102,10 +102,11 @@ test('/stats/summary has the busybox pod’s CPU and memory on containerd 1.6', 
     async () => {
       const found = busyboxPod(await summary());
       const container = found?.containers.find((c) => c.name === 'app');
-      return (container?.memory?.workingSetBytes ?? 0) > 0 && (container?.cpu?.usageCoreNanoSeconds ?? 0) > 0 ? found : undefined;
+      // The start time comes from the pod's status, which the sync reports after the runtime already shows the container.
+      return (container?.memory?.workingSetBytes ?? 0) > 0 && (container?.cpu?.usageCoreNanoSeconds ?? 0) > 0 && found?.startTime ? found : undefined;
     },
     POD_TIMEOUT_MS,
-    'the busybox pod in /stats/summary with CPU and a working set',
+    'the busybox pod in /stats/summary with CPU, a working set and its start time',
   );
   podUid = pod.podRef.uid;
   assert.equal(pod.podRef.namespace, 'default');
