@@ -56,3 +56,21 @@ function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Ends the tasks of containers containerd 1.6 cannot remove over the CRI (a task left
+ * CREATED by a StartContainer that was cancelled, while the CRI shows the container
+ * EXITED), as an operator would with ctr; the kubelet's next removal then succeeds.
+ * Resolves with the IDs whose task ctr ended.
+ */
+export function killLeakedTasks(containerd: ProjectContainerd, containerIds: string[]): string[] {
+  const socket = containerd.endpoint.replace(/^unix:\/\//, '');
+  return containerIds.filter((id) => {
+    try {
+      execFileSync('ctr', ['--address', socket, '--namespace', 'k8s.io', 'tasks', 'delete', '--force', id], { stdio: 'ignore', timeout: 10_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

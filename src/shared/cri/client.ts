@@ -12,7 +12,7 @@ import type { RelistContainer, RelistSandbox } from './relist-codec.js';
 import { unaryCall } from './unary-call.js';
 import { genericMethod, STATIC_METHODS, type CriService, type UnaryMethod } from './unary-methods.js';
 
-export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
+export { CriError, isLeakedTaskRefusal, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
 /**
  * grpc-js refuses replies over 4 MiB by default; ListContainers on a node with

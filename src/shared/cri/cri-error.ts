@@ -56,3 +56,13 @@ export function isUnavailable(err: unknown): boolean {
 export function isUnimplemented(err: unknown): boolean {
   return grpcCodeOf(err) === GrpcStatus.UNIMPLEMENTED;
 }
+
+/**
+ * containerd 1.6 refusing RemoveContainer for a container whose task outlived a
+ * StartContainer that was cancelled (its client died or its deadline passed): the CRI
+ * shows the container EXITED, but its task stays CREATED and nothing over the CRI can
+ * end it. Only a restart of containerd, or `ctr -n k8s.io tasks delete --force`, does.
+ */
+export function isLeakedTaskRefusal(err: unknown): boolean {
+  return grpcCodeOf(err) === GrpcStatus.FAILED_PRECONDITION && /cannot delete running task/.test((err as Error)?.message ?? '');
+}

@@ -7,6 +7,7 @@ import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-po
 import { KILL_REASON_LIVENESS_PROBE, KILL_REASON_STARTUP_PROBE } from '../../shared/kuberuntime/pod-actions.js';
 import type { Container, Pod } from '../../shared/types.js';
 import { runPreStopHook } from '../lifecycle/pre-stop.js';
+import { removeDeadObject, reportRemovalRefused } from './dead-object-removal.js';
 import { removePodLogsDirectory } from './pod-logs-cleanup.js';
 import {
   DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
@@ -135,7 +136,17 @@ function graceFor(pod: Pod | undefined, container: RuntimeContainer, requested?:
  * was stopped first; RemovePodSandbox stops a sandbox that is somehow ready again.
  */
 export async function removePodFromRuntime(deps: RuntimeDeps, runtime: RuntimePodStatus): Promise<void> {
-  await Promise.all(runtime.containers.map((c) => ignoreNotFound(deps.cri.removeContainer({ container_id: c.id }))));
+  await Promise.all(
+    runtime.containers.map(async (c) => {
+      try {
+        await ignoreNotFound(deps.cri.removeContainer({ container_id: c.id }));
+      } catch (err) {
+        // Still a failure of the removal, which is tried again; a leaked task is named once.
+        reportRemovalRefused(deps, 'container', c.id, runtime.uid, err);
+        throw err;
+      }
+    }),
+  );
   for (const sandbox of runtime.sandboxes) {
     await ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id }));
   }
@@ -158,7 +169,7 @@ function deadContainersKept(deps: RuntimeDeps): number {
  * evictable at all: it is neither removed nor counted among those kept, as
  * upstream's evictableContainers leaves it out of its evict unit.
  * Resolves with the IDs it removed: the relist will report them gone, and that is
- * not news to the pod.
+ * not news to the pod. A removal that fails leaves the sync alone (dead-object-removal.ts).
  */
 export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePodStatus, nowMs = Date.now()): Promise<string[]> {
   const kept = deadContainersKept(deps);
@@ -166,10 +177,10 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
   const exitedSeenByName = new Map<string, number>();
   const removedIds: string[] = [];
   const removals: Array<Promise<void>> = [];
-  const removeContainer = (id: string) => {
-    removedIds.push(id);
-    removals.push(ignoreNotFound(deps.cri.removeContainer({ container_id: id })));
+  const remove = (kind: 'container' | 'sandbox', id: string) => {
+    removals.push(removeDeadObject(deps, kind, id, runtime.uid).then((gone) => void (gone && removedIds.push(id))));
   };
+  const removeContainer = (id: string) => remove('container', id);
   for (const container of runtime.containers) {
     if (container.createdAtMs > newestEvictableCreatedAtMs) continue;
     if (neverStartedAndReplaced(runtime, container)) {
@@ -184,8 +195,7 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
   const sandboxesInUse = new Set(runtime.containers.map((c) => c.sandboxId));
   for (const sandbox of runtime.sandboxes.slice(1)) {
     if (sandbox.state === 'ready' || sandboxesInUse.has(sandbox.id)) continue;
-    removedIds.push(sandbox.id);
-    removals.push(ignoreNotFound(deps.cri.removePodSandbox({ pod_sandbox_id: sandbox.id })));
+    remove('sandbox', sandbox.id);
   }
   await Promise.all(removals);
   return removedIds;

@@ -118,3 +118,23 @@ test("an orphan's log directory is found by its UID when the runtime does not na
   assert.equal(existsSync(logDir), false);
   assert.equal(existsSync(other), true, "another pod's logs stay");
 });
+
+test("a dead instance the runtime refuses to remove leaves the pod's sync alone; containerd 1.6's leaked task is named once, with its code", async () => {
+  const { deps, calls } = recordingDeps();
+  const warnings: Array<Record<string, unknown>> = [];
+  deps.logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
+  const refusal = Object.assign(new Error('CRI RuntimeService/RemoveContainer failed: FAILED_PRECONDITION: cannot delete running task leaked: failed precondition'), { code: 9 });
+  const removeContainer = deps.cri.removeContainer;
+  deps.cri.removeContainer = (async (req: { container_id: string }) => {
+    if (req.container_id === 'leaked') throw refusal;
+    return removeContainer.call(deps.cri, req);
+  }) as typeof deps.cri.removeContainer;
+  const runtime = pod([container('now', 'exited', 4), container('leaked', 'exited', 3), container('old', 'exited', 2)]);
+  assert.deepEqual(await removeDeadInstances(deps, runtime), ['old'], 'only what is gone is reported gone');
+  assert.deepEqual(await removeDeadInstances(deps, runtime), ['old']);
+  assert.deepEqual(calls, ['RemoveContainer old', 'RemoveContainer old']);
+  assert.deepEqual(warnings.map((line) => [line.code, line.containerId]), [['SHARDLET_RUNTIME_TASK_LEAKED', 'leaked']]);
+  // Removing the whole pod still fails while the runtime refuses: it is tried again, and the warning is not repeated.
+  await assert.rejects(removePodFromRuntime(deps, runtime), /cannot delete running task/);
+  assert.equal(warnings.length, 1);
+});
