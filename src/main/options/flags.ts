@@ -56,6 +56,8 @@ export interface KubeletFlags {
   imageGCPeriodMs?: number;
   /** shardlet's own: the eviction manager's period (upstream's fixed evictionMonitoringPeriod). */
   evictionMonitoringPeriodMs?: number;
+  /** shardlet's own: the period of the PLEG's full relist (upstream's fixed 1s relist period). */
+  plegRelistPeriodMs?: number;
   help?: boolean;
   version?: boolean;
   /** Upstream flags flags.ts has no field for, by flag name (see upstream-flags.ts). */
@@ -122,6 +124,7 @@ const OWN_FLAG_SPECS: FlagSpec[] = [
   spec('fault-injection', 'faultInjection', '', 'Testing only: allow tests to end a shard thread on purpose', 'false', parseBool),
   spec('eviction-monitoring-period', 'evictionMonitoringPeriodMs', 'duration', "Period of the eviction manager (upstream's fixed 10s)", '10s', parseDuration),
   spec('image-gc-period', 'imageGCPeriodMs', 'duration', "Period of image garbage collection (upstream's fixed ImageGCPeriod)", '5m0s', parseDuration),
+  spec('pleg-relist-period', 'plegRelistPeriodMs', 'duration', "Period of the PLEG's full relist (upstream's fixed 1s); with the runtime's container events it is only the safety net", '1s', parseDuration),
   { ...spec('help', 'help', '', 'Print this help and exit', 'false', parseBool), short: 'h' },
   spec('version', 'version', '', 'Print the version and exit', 'false', parseBool),
 ];
@@ -133,7 +136,7 @@ const CONFIG_FILE_FLAGS = new Set([
   'http-check-frequency', 'cluster-dns', 'cluster-domain', 'resolv-conf', 'read-only-port', 'register-node', 'register-with-taints',
 ]);
 const GROUP_OF_OWN_FLAG: Readonly<Record<string, FlagGroup>> = {
-  v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'image-gc-period': 'shardlet', 'eviction-monitoring-period': 'shardlet', 'pod-pids-limit': 'shardlet',
+  v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'image-gc-period': 'shardlet', 'eviction-monitoring-period': 'shardlet', 'pleg-relist-period': 'shardlet', 'pod-pids-limit': 'shardlet',
 };
 
 const FLAG_SPECS: FlagSpec[] = [

@@ -10,6 +10,7 @@ import { toCriError } from './cri-error.js';
 import type * as cri from './types.js';
 import type { CriCallCounts, CriMethod } from './call-counts.js';
 import { decodeContainerList, decodeSandboxList, type RelistContainer, type RelistSandbox } from './relist-codec.js';
+import { POD_UID_LABEL } from '../labels.js';
 
 export { CriError, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
@@ -160,6 +161,15 @@ export class CriClient {
   /** Every container, decoded only as far as the PLEG relist needs (relist-codec.ts). */
   listContainersForRelist(timeoutMs?: number): Promise<RelistContainer[]> {
     return this.runtimeCall('ListContainers', {}, timeoutMs, decodeContainerList);
+  }
+
+  /** One pod's sandboxes and containers, by its io.kubernetes.pod.uid label, decoded as the relist's (the evented PLEG's per-pod relist). */
+  listPodForRelist(podUid: string, timeoutMs?: number): Promise<[RelistSandbox[], RelistContainer[]]> {
+    const filter = { label_selector: { [POD_UID_LABEL]: podUid } };
+    return Promise.all([
+      this.runtimeCall('ListPodSandbox', { filter }, timeoutMs, decodeSandboxList),
+      this.runtimeCall('ListContainers', { filter }, timeoutMs, decodeContainerList),
+    ]);
   }
 
   containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusResponse__Output> {
