@@ -207,25 +207,21 @@ export class CriClient {
    * The runtime's container event stream (evented PLEG). No deadline: it lives
    * until `signal` aborts. Rejects with a CriError; containerd 1.6 answers
    * UNIMPLEMENTED (see isUnimplemented), and the caller must fall back to relisting.
+   * `decode` replaces the generic decoding of each event (the PLEG's lean one).
    */
-  async *getContainerEvents(
+  async *getContainerEvents<Event = cri.ContainerEventResponse__Output>(
     req: cri.GetEventsRequest = {},
-    options: { signal?: AbortSignal } = {},
-  ): AsyncGenerator<cri.ContainerEventResponse__Output> {
+    options: { signal?: AbortSignal; decode?: (event: Buffer) => Event } = {},
+  ): AsyncGenerator<Event> {
     const method = this.services.runtime.GetContainerEvents;
     const startedAt = performance.now();
     let failed = false;
-    const stream = this.runtimeConn.makeServerStreamRequest(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      req,
-      new grpc.Metadata(),
-    );
+    const decode: (event: Buffer) => unknown = options.decode ?? method.responseDeserialize;
+    const stream = this.runtimeConn.makeServerStreamRequest(method.path, method.requestSerialize, decode, req, new grpc.Metadata());
     const cancel = (): void => stream.cancel();
     options.signal?.addEventListener('abort', cancel, { once: true });
     try {
-      for await (const event of stream) yield event as cri.ContainerEventResponse__Output;
+      for await (const event of stream) yield event as Event;
     } catch (err) {
       if (options.signal?.aborted) return;
       failed = true;

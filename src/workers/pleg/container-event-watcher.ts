@@ -9,9 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Backoff } from '../../shared/backoff.js';
 import { isUnavailable, isUnimplemented, type CriClient } from '../../shared/cri/client.js';
-import type * as cri from '../../shared/cri/types.js';
 import { ErrorCodes } from '../../shared/errors.js';
-import { POD_UID_LABEL } from '../../shared/labels.js';
+import { decodeContainerEvent, type ContainerEventType } from '../../shared/pleg/container-event-codec.js';
 
 /** First wait before opening a broken stream again; it doubles up to the cap, plus jitter (src/shared/backoff.ts). */
 export const EVENT_STREAM_INITIAL_BACKOFF_MS = 500;
@@ -44,7 +43,6 @@ export interface WatcherCounts {
 }
 
 type StreamEnd = 'stopped' | 'unimplemented' | 'broken';
-export type ContainerEventType = cri.ContainerEventResponse__Output['container_event_type'];
 
 export class ContainerEventWatcher {
   private readonly abort = new AbortController();
@@ -109,11 +107,10 @@ export class ContainerEventWatcher {
     this.counts.streamConnects++;
     const settle = setTimeout(() => this.flowing(), this.settleMs);
     try {
-      for await (const event of this.options.cri.getContainerEvents({}, { signal })) {
+      for await (const event of this.options.cri.getContainerEvents({}, { signal, decode: decodeContainerEvent })) {
         this.flowing();
         this.counts.containerEvents++;
-        const podUid = podUidOf(event);
-        if (podUid) this.options.onPodEvent(podUid, event.container_event_type);
+        if (event.podUid) this.options.onPodEvent(event.podUid, event.type);
       }
       if (signal.aborted) return 'stopped';
       this.broken(new Error('the runtime ended the container event stream'));
@@ -162,8 +159,3 @@ export class ContainerEventWatcher {
   }
 }
 
-/** The pod an event is about: the sandbox's pod UID label, else its metadata (as upstream reads PodSandboxStatus.Metadata.Uid). */
-function podUidOf(event: cri.ContainerEventResponse__Output): string {
-  const sandbox = event.pod_sandbox_status;
-  return sandbox?.labels?.[POD_UID_LABEL] || sandbox?.metadata?.uid || '';
-}
