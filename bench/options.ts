@@ -22,6 +22,8 @@ export interface BenchOptions {
   churnSeconds?: number;
   /** The probes scenario: half the pods probe by exec (needs ExecSync in the runtime). */
   probesExec?: boolean;
+  /** False: the simulated runtime answers GetContainerEvents with UNIMPLEMENTED, as containerd 1.6 (default: it serves events). */
+  containerEvents?: boolean;
   /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
   outDir?: string;
 }
@@ -43,6 +45,9 @@ Options:
   --steady-seconds N    length of the steady-state window (default 30)
   --churn-seconds N     length of the churn scenario's churn window (default 600; --quick 20)
   --probes-exec         probes scenario: half the readiness probes exec (ExecSync), half httpGet
+  --container-events on|off
+                        whether the simulated runtime serves CRI container events
+                        (default on, as containerd 1.7+; off answers UNIMPLEMENTED, as 1.6)
   --quick               a small smoke run (20 pods) of the selected scenarios
   --out DIR             directory for results.json and the plots
   -h, --help            this text
@@ -71,6 +76,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         'churn-seconds': { type: 'string' },
         quick: { type: 'boolean', default: false },
         'probes-exec': { type: 'boolean', default: false },
+        'container-events': { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -89,6 +95,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     steadySeconds: positiveNumber('--steady-seconds', values['steady-seconds']),
     churnSeconds: positiveNumber('--churn-seconds', values['churn-seconds']),
     probesExec: values['probes-exec'],
+    containerEvents: oneOf('--container-events', values['container-events'], ['on', 'off'] as const) !== 'off',
     outDir: values.out,
   };
 }

@@ -44,7 +44,14 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
   const teardown: Array<() => Promise<unknown>> = [];
   const result: RunResult = { spec };
   try {
-    const runtime = await openBenchRuntime(spec.profile, spec.imageSet, workDir, containerd, { 'io.kubernetes.pod.namespace': BENCH_NAMESPACE });
+    const runtime = await openBenchRuntime(
+      spec.profile,
+      spec.imageSet,
+      workDir,
+      containerd,
+      { 'io.kubernetes.pod.namespace': BENCH_NAMESPACE },
+      spec.containerEvents ?? true,
+    );
     teardown.push(() => runtime.close());
     let api: BenchApiServer | undefined;
     let manifestDir: string | undefined;

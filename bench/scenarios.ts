@@ -75,6 +75,8 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
    * probes, for comparison; http+exec: every other pod by exec).
    */
   probes?: { readiness: ProbeMode };
+  /** False: the simulated runtime has no container events (UNIMPLEMENTED, as containerd 1.6). */
+  containerEvents?: boolean;
 }
 
 export interface ScenarioRow {
@@ -350,7 +352,7 @@ export function planBench(options: BenchOptions, containerdImage?: string): Benc
     if (known) {
       known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
       known.churn ??= run.churn;
-    } else runsById.set(run.id, { ...run });
+    } else runsById.set(run.id, { ...run, ...(options.containerEvents === false ? { containerEvents: false } : {}) });
     if (!floorsById.has(run.floorId)) {
       floorsById.set(run.floorId, { id: run.floorId, profile: run.profile, pods: run.pods, imageSet: run.imageSet, imagePulls: run.imagePulls });
     }
@@ -365,7 +367,8 @@ export function describeRun(run: RunSpec): string {
   const pulls = run.imageSet.name === densityImages().name ? '' : `, ${run.imageSet.images.length} images ${imagePullsLabel(run.imagePulls)}`;
   const steady = run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : '';
   const churn = run.churn ? `, then ${run.churn.seconds} s churn at ${run.churn.perSecond}/s` : '';
-  return `${run.profile} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${steady}${churn}`;
+  const events = run.containerEvents === false ? ', no container events' : '';
+  return `${run.profile}${events} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${steady}${churn}`;
 }
 
 export function describeFloor(floor: FloorSpec): string {

@@ -30,6 +30,7 @@ import { KubeletApi } from './server/kubelet-api.js';
 import type { Health } from './server/healthz.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
+import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
@@ -154,6 +155,10 @@ export class Kubelet {
       faultInjection: options.faultInjection,
       onShardReplaced: (index) => this.resyncShard(index),
       onProbeResult: (message) => this.onProbeResult(message),
+      onRelist: (result) => {
+        this.metrics.observeRelist(result);
+        this.syncLoop?.handleRelist(result);
+      },
     });
     setProbeCountSource(async () => ((await this.shards?.probeStats()) ?? []).flatMap((stats) => stats.counts));
     this.podWorkers = new PodWorkers(this.syncHost(), options.syncFrequencyMs, logger, {
@@ -181,6 +186,7 @@ export class Kubelet {
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
       cleanupOrphanedPodCgroups: (isKnown) => this.protection.cleanupOrphanedPodCgroups(isKnown),
+      relistPeriodMs: options.plegRelistPeriodMs,
       onPodForgotten: (uid) => {
         this.startup.forget(uid);
         this.cluster?.apiData.forgetPod(uid);
@@ -249,6 +255,7 @@ export class Kubelet {
       resolvConf: options.resolvConf,
       logLevel: levelForVerbosity(options.verbosity),
       criCallCounts: this.criCalls.buffer,
+      runtimeEventsLive: new RuntimeEventsFlag().buffer,
     };
   }
 
@@ -432,7 +439,7 @@ export class Kubelet {
       this.syncLoop!.housekeeping();
       this.pruneTerminalRecordsOnce();
     });
-    every(RELIST_PERIOD_MS, () => this.relist());
+    every(this.options.plegRelistPeriodMs || RELIST_PERIOD_MS, () => this.relist());
     every(SUMMARY_PERIOD_MS, () => this.logSummary());
   }
 
@@ -478,9 +485,8 @@ export class Kubelet {
   /** The first relist, before any source: what the runtime holds from before this start. */
   private async takeRuntimeInventory(): Promise<void> {
     try {
+      // Its events and pod set went to the sync loop on the way (ShardPool's onRelist).
       const result = await this.shards!.relist();
-      this.metrics.observeRelist(result);
-      this.syncLoop!.handleRelist(result);
       this.runtimeKnownPods.takeInventory((result.runtimePods ?? []).map((ref) => ref.uid));
     } catch (err) {
       // Without an inventory every sync reads the runtime first: slower, never wrong.
@@ -493,13 +499,7 @@ export class Kubelet {
     if (this.relistInFlight) return;
     this.relistInFlight = true;
     this.shards!.relist()
-      .then(
-        (result) => {
-          this.metrics.observeRelist(result);
-          this.syncLoop!.handleRelist(result);
-        },
-        (err) => this.syncLoop!.handleRelistError(err),
-      )
+      .catch((err: unknown) => this.syncLoop!.handleRelistError(err))
       .finally(() => {
         this.relistInFlight = false;
       });

@@ -31,10 +31,14 @@ export interface SyncLoopDeps {
   onPodForgotten?: (uid: string) => void;
   /** Removes the pod cgroups of pods no part of the kubelet knows (upstream's cleanupOrphanedPodCgroups). */
   cleanupOrphanedPodCgroups?: (isKnown: (uid: string) => boolean) => void;
+  /** The full relist's period when lengthened (--pleg-relist-period): the PLEG health allows three periods. */
+  relistPeriodMs?: number;
 }
 
 /** Upstream's relistThreshold: the PLEG is unhealthy when no relist succeeded for this long. */
 export const RELIST_THRESHOLD_MS = 3 * 60_000;
+/** With a relist period lengthened past a minute, the PLEG health waits this many periods instead. */
+const RELIST_PERIODS_BEFORE_UNHEALTHY = 3;
 /** The least time the sync loop may go without a tick before /healthz fails (upstream's syncLoopHealthCheck). */
 export const MIN_SYNC_LOOP_STALL_MS = 5 * 60_000;
 
@@ -74,8 +78,9 @@ export class SyncLoop {
   /** Upstream's PLEG health check, behind /healthz. */
   plegHealth(nowMs: number): { ok: boolean; reason: string } {
     const sinceMs = nowMs - this.lastRelistOkMs;
-    if (sinceMs <= RELIST_THRESHOLD_MS) return { ok: true, reason: '' };
-    return { ok: false, reason: `PLEG is not healthy: pleg was last seen active ${Math.round(sinceMs / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` };
+    const thresholdMs = Math.max(RELIST_THRESHOLD_MS, RELIST_PERIODS_BEFORE_UNHEALTHY * (this.deps.relistPeriodMs ?? 0));
+    if (sinceMs <= thresholdMs) return { ok: true, reason: '' };
+    return { ok: false, reason: `PLEG is not healthy: pleg was last seen active ${Math.round(sinceMs / 1000)}s ago; threshold is ${thresholdMs / 1000}s` };
   }
 
   /**
@@ -157,15 +162,13 @@ export class SyncLoop {
     return false;
   }
 
-  /** A relist's events go to the pods they concern; the runtime pod set feeds housekeeping. */
+  /**
+   * A relist's events go to the pods they concern; a full relist's runtime pod set
+   * feeds housekeeping and its success the PLEG health. A per-pod relist (a
+   * container event's) only brings its pod's events.
+   */
   handleRelist(result: RelistResult): void {
-    this.lastRelistOkMs = Date.now();
-    if (this.relistFailing) {
-      this.relistFailing = false;
-      this.deps.logger.info('Container runtime ready again: PLEG relist works');
-    }
-    if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
-    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs);
+    if (result.podUid === undefined) this.fullRelistSucceeded(result);
     const eventsByUid = new Map<string, PlegEvent[]>();
     for (const event of result.events) {
       const events = eventsByUid.get(event.podUid) ?? [];
@@ -173,7 +176,17 @@ export class SyncLoop {
       eventsByUid.set(event.podUid, events);
     }
     for (const [uid, events] of eventsByUid) this.deps.podWorkers.handlePlegEvents(uid, events);
-    if (result.events.length > 0) this.deps.logger.trace({ events: result.events }, 'PLEG events');
+    if (result.events.length > 0) this.deps.logger.trace({ events: result.events, podUid: result.podUid }, 'PLEG events');
+  }
+
+  private fullRelistSucceeded(result: RelistResult): void {
+    this.lastRelistOkMs = Date.now();
+    if (this.relistFailing) {
+      this.relistFailing = false;
+      this.deps.logger.info('Container runtime ready again: PLEG relist works');
+    }
+    if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
+    this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs);
   }
 
   /** Logged once per outage, with a code an operator can grep for (upstream logs "Container runtime not ready"). */

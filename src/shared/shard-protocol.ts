@@ -40,6 +40,12 @@ export interface ShardSettings {
   logLevel: string;
   /** The node-wide CRI call counters (CriCallCounts.buffer), shared with every thread. */
   criCallCounts: SharedArrayBuffer;
+  /**
+   * Whether the PLEG receives the runtime's container events now (RuntimeEventsFlag.buffer,
+   * src/shared/pleg/runtime-events-flag.ts), set by the PLEG and read by the shards; absent
+   * reads as "no events".
+   */
+  runtimeEventsLive?: SharedArrayBuffer;
 }
 
 /** What a pod worker asks its shard to do, as upstream's SyncPod / SyncTerminatingPod / SyncTerminatedPod. */
@@ -227,6 +233,44 @@ export interface RelistResult {
   durationMs?: number;
   /** What the runtime holds, for kubelet_running_pods and kubelet_running_containers. */
   counts?: RuntimeCounts;
+  /**
+   * Set on a per-pod relist, which a container event from the runtime triggered
+   * (evented PLEG): its events concern only this pod, and it says nothing of the
+   * runtime's pod set or of the PLEG's health (the periodic full relist does).
+   */
+  podUid?: string;
+  /** Full relists only: what the container event watcher did since the previous full relist. */
+  evented?: EventedPlegCounts;
+}
+
+/** The evented PLEG's figures over one full relist period (counts, not totals). */
+export interface EventedPlegCounts {
+  /** Container events received from the runtime's GetContainerEvents stream. */
+  containerEvents: number;
+  /** Per-pod relists those events triggered (several events of one pod in a row make one). */
+  podRelists: number;
+  /** Per-pod relists that failed (the periodic relist covers the pod). */
+  podRelistErrors: number;
+  /** Streams opened, and streams that failed or ended without being asked to (UNIMPLEMENTED included). */
+  streamConnects: number;
+  streamErrors: number;
+  /** Whether events flow at the end of the period. */
+  live: boolean;
+}
+
+/**
+ * PLEG thread → main, every relist's result, full and per-pod alike, posted on
+ * the PLEG thread's parentPort (piscina's 'message' event) in the order the PLEG
+ * applied them, so a pod's events reach the pod workers in order; the full
+ * relist's piscina task only says it is done. Called directly with --workers 0.
+ */
+export interface PlegRelistMessage {
+  kind: 'pleg-relist';
+  result: RelistResult;
+}
+
+export function isPlegRelistMessage(message: unknown): message is PlegRelistMessage {
+  return (message as Partial<PlegRelistMessage> | null)?.kind === 'pleg-relist';
 }
 
 /** Pods with a ready sandbox and containers per state, as upstream's PLEG counts them after each relist. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // shardlet-sim-runtime: the simulated CRI runtime as its own process.
-//   shardlet-sim-runtime --socket /tmp/sim.sock [--profile arm] [--latency-scale 0] [--latency-config latency.json]
+//   shardlet-sim-runtime --socket /tmp/sim.sock [--profile arm] [--latency-scale 0] [--latency-config latency.json] [--no-container-events]
 // Logs are pino JSON on stdout; SIGTERM / SIGINT close the socket and exit.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../shared/logging.js';
@@ -31,6 +31,9 @@ ${SIM_PROFILE_NAMES.map((name) => `                                ${name.padEnd
   --image-size N              size in bytes of images not listed in the config (default 50000000)
   --known-registries LIST     comma-separated registry hosts; others fail to resolve
   --preload-images LIST       comma-separated images present at start
+  --no-container-events       answer GetContainerEvents with UNIMPLEMENTED, as
+                              containerd 1.6 does (default: serve the event stream,
+                              as containerd 1.7+ and CRI-O do)
   --log-level LEVEL           pino level (default info)
   -h, --help                  this text
 `;
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
       'image-size': { type: 'string' },
       'known-registries': { type: 'string' },
       'preload-images': { type: 'string' },
+      'no-container-events': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -89,6 +93,7 @@ async function main(): Promise<void> {
     logger,
     knownRegistries: listFlag(values['known-registries']),
     preloadImages: listFlag(values['preload-images']),
+    containerEvents: !values['no-container-events'],
   });
   const stop = (): void => {
     void sim.close().then(() => process.exit(0));

@@ -2,6 +2,7 @@
 // start, RUNNING → EXITED when its command ends, when a stop's signal ends it, or
 // when it is killed. Timers stand in for the process; nothing here waits on a
 // lock, so stops of many containers overlap as they do under containerd.
+import type { ContainerEventSink } from './container-events.js';
 import { stopOutcome, EXIT_CODE_SIGKILL } from './process-model.js';
 import { nowNs, type ContainerRecord } from './state-store.js';
 
@@ -25,7 +26,11 @@ export interface ProcessOutputHooks {
 export class ContainerLifecycle {
   private readonly handles = new Map<string, ProcessHandles>();
 
-  constructor(private readonly output?: ProcessOutputHooks) {}
+  constructor(
+    private readonly output?: ProcessOutputHooks,
+    /** Told of every start and exit (GetContainerEvents' STARTED and STOPPED). */
+    private readonly events?: ContainerEventSink,
+  ) {}
 
   /** Starts the simulated process; the caller has checked the container is CREATED. */
   start(container: ContainerRecord): void {
@@ -38,6 +43,7 @@ export class ContainerLifecycle {
       handles.exitTimer.unref();
     }
     this.output?.started(container);
+    this.events?.containerChanged(container, 'CONTAINER_STARTED_EVENT');
   }
 
   /** The command ended: what it printed last is in its log before it shows as exited. */
@@ -100,6 +106,7 @@ export class ContainerLifecycle {
     container.exitCode = exitCode;
     container.reason = exitCode === 0 ? 'Completed' : 'Error';
     this.output?.exited(container);
+    this.events?.containerChanged(container, 'CONTAINER_STOPPED_EVENT');
     const handles = this.handles.get(container.id);
     if (!handles) return;
     clearTimeout(handles.exitTimer);

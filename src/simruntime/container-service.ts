@@ -51,6 +51,7 @@ export async function createContainer(
     reservedName: name,
   };
   ctx.store.containers.set(id, container);
+  ctx.events.containerChanged(container, 'CONTAINER_CREATED_EVENT');
   return { container_id: id };
 }
 
@@ -86,6 +87,7 @@ export async function removeContainer(
   ctx.lifecycle.forget(container);
   ctx.store.releaseName(container.reservedName);
   ctx.store.containers.delete(container.id);
+  ctx.events.containerChanged(container, 'CONTAINER_DELETED_EVENT');
   return {};
 }
 

@@ -1,7 +1,7 @@
 // The grpc-js implementations of RuntimeService and ImageService for the
 // simulated runtime: the runtime-wide calls live here, sandbox, container and
 // image calls in their own modules.
-import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
 import * as containers from './container-service.js';
 import { reopenContainerLog } from './log-service.js';
@@ -60,13 +60,10 @@ async function updateRuntimeConfig(
   return {};
 }
 
-/** containerd 1.6 predates this RPC; its grpc server answers with this status. */
+/** A stream of every container and sandbox change (container-events.ts), or UNIMPLEMENTED as containerd 1.6. */
 function getContainerEvents(ctx: SimContext, call: ServerWritableStream<cri.GetEventsRequest__Output, cri.ContainerEventResponse>): void {
   ctx.stats.begin('GetContainerEvents')();
-  call.emit('error', {
-    code: GrpcStatus.UNIMPLEMENTED,
-    details: 'unknown method GetContainerEvents for service runtime.v1.RuntimeService',
-  });
+  ctx.events.serve(call);
 }
 
 export function runtimeServiceHandlers(ctx: SimContext, streaming: StreamingServer): cri.RuntimeServiceHandlers {

@@ -48,6 +48,9 @@ export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxReque
     reservedName: name,
   };
   ctx.store.sandboxes.set(id, sandbox);
+  // containerd reports a new sandbox as a container created and then started, under the sandbox's ID.
+  ctx.events.sandboxChanged(sandbox, 'CONTAINER_CREATED_EVENT');
+  ctx.events.sandboxChanged(sandbox, 'CONTAINER_STARTED_EVENT');
   return { pod_sandbox_id: id };
 }
 
@@ -69,9 +72,11 @@ export async function removePodSandbox(
     ctx.lifecycle.forget(container);
     ctx.store.releaseName(container.reservedName);
     ctx.store.containers.delete(container.id);
+    ctx.events.containerChanged(container, 'CONTAINER_DELETED_EVENT');
   }
   ctx.store.releaseName(sandbox.reservedName);
   ctx.store.sandboxes.delete(sandbox.id);
+  ctx.events.sandboxChanged(sandbox, 'CONTAINER_DELETED_EVENT');
   return {};
 }
 
@@ -98,7 +103,9 @@ function stopSandbox(ctx: SimContext, sandbox: SandboxRecord): void {
   for (const container of ctx.store.containersOf(sandbox.id)) ctx.lifecycle.kill(container);
   if (sandbox.ip) ctx.store.ips.release(sandbox.ip);
   sandbox.ip = '';
+  if (sandbox.state === 'SANDBOX_NOTREADY') return;
   sandbox.state = 'SANDBOX_NOTREADY';
+  ctx.events.sandboxChanged(sandbox, 'CONTAINER_STOPPED_EVENT');
 }
 
 /** The pod's ready sandbox dies with its containers (what a test's killSandbox models): the runtime reports it NOTREADY. */

@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { loadCriServices } from '../shared/cri/load-proto.js';
 import { sniffAuthority } from './authority-fixup.js';
 import { CallStats, type SimStats } from './call-stats.js';
+import { ContainerEvents } from './container-events.js';
 import { ContainerLifecycle } from './container-lifecycle.js';
 import { ContainerLogWriter } from './container-log-writer.js';
 import { FaultInjector, type FaultRule } from './fault-injection.js';
@@ -36,6 +37,8 @@ export interface SimRuntimeOptions {
   knownRegistries?: string[];
   /** Images present from the start, without a pull. */
   preloadImages?: string[];
+  /** Serve GetContainerEvents (as containerd 1.7+ and CRI-O do); false answers UNIMPLEMENTED, as containerd 1.6. Default true. */
+  containerEvents?: boolean;
 }
 
 export interface SimRuntime {
@@ -50,6 +53,8 @@ export interface SimRuntime {
   injectFault(rule: FaultRule): void;
   /** The pod's sandbox dies (its pause process and every container with it), as an OOM kill or a node problem does. */
   killSandbox(podUid: string): void;
+  /** GetContainerEvents streams open now. */
+  eventStreams(): number;
   close(): Promise<void>;
 }
 
@@ -58,9 +63,11 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
   const latencyOptions = resolveLatencyOptions(options.latency);
   const store = new StateStore();
   const logWriter = new ContainerLogWriter(store, logger);
+  const events = new ContainerEvents(store, options.containerEvents ?? true);
   const ctx: SimContext = {
     store,
-    lifecycle: new ContainerLifecycle(logWriter),
+    lifecycle: new ContainerLifecycle(logWriter, events),
+    events,
     logWriter,
     latency: new LatencyModel(latencyOptions),
     catalog: new ImageCatalog({
@@ -88,7 +95,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
   await prepareSocketPath(options.socketPath);
   const endpoint = `unix://${options.socketPath}`;
   const listener = await listenForClients(server, options.socketPath);
-  logger.info({ endpoint, latencyScale: latencyOptions.scale }, 'Simulated container runtime listening');
+  logger.info({ endpoint, latencyScale: latencyOptions.scale, containerEvents: events.enabled }, 'Simulated container runtime listening');
 
   let closed: Promise<void> | undefined;
   return {
@@ -98,6 +105,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     setConditions: (conditions) => Object.assign(ctx.conditions, conditions),
     injectFault: (rule) => ctx.faults.inject(rule),
     killSandbox: (podUid) => sandboxDied(ctx, podUid),
+    eventStreams: () => events.openStreams,
     close: () => (closed ??= shutdown(server, listener, ctx, options.socketPath).then(() => streaming.close())),
   };
 }
@@ -131,6 +139,8 @@ async function prepareSocketPath(socketPath: string): Promise<void> {
 
 async function shutdown(server: grpc.Server, listener: NetServer, ctx: SimContext, socketPath: string): Promise<void> {
   listener.close();
+  // Open event streams would hold tryShutdown for its whole grace period.
+  ctx.events.endAll();
   await new Promise<void>((resolve) => {
     const force = setTimeout(() => {
       server.forceShutdown();

@@ -1,6 +1,7 @@
 // What every service handler of the simulated runtime works on.
 import type { Logger } from 'pino';
 import type { CallStats } from './call-stats.js';
+import type { ContainerEvents } from './container-events.js';
 import type { ContainerLifecycle } from './container-lifecycle.js';
 import type { ContainerLogWriter } from './container-log-writer.js';
 import type { FaultInjector } from './fault-injection.js';
@@ -17,6 +18,8 @@ export interface RuntimeConditions {
 export interface SimContext {
   store: StateStore;
   lifecycle: ContainerLifecycle;
+  /** GetContainerEvents streams, told of every container and sandbox state change. */
+  events: ContainerEvents;
   /** Containers' CRI log files. */
   logWriter: ContainerLogWriter;
   latency: LatencyModel;

@@ -6,6 +6,7 @@ import { toWire } from '../shared/errors.js';
 import type { RuntimePodStatus } from '../shared/runtime-pod.js';
 import type { ProbeResultMessage, ProbeStats, PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
+import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
 import type { Pod } from '../shared/types.js';
 import { ImageManager } from './images/image-manager.js';
@@ -35,7 +36,15 @@ export class Shard {
   ) {
     const cri = openShardCri(settings);
     const shardLogger = logger.child({ shard: index });
-    this.deps = { cri, settings, logger: shardLogger, images: new ImageManager(cri, pulls, index, shardLogger), events: [] };
+    const runtimeEvents = new RuntimeEventsFlag(settings.runtimeEventsLive);
+    this.deps = {
+      cri,
+      settings,
+      logger: shardLogger,
+      images: new ImageManager(cri, pulls, index, shardLogger),
+      events: [],
+      runtimeEventsLive: () => runtimeEvents.live(),
+    };
     this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: onProbeResult, hostIP: settings.hostIP });
   }
 

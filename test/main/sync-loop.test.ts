@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { PodManager } from '../../src/main/pod/pod-manager.js';
 import type { PodWorkers, UpdatePodOptions } from '../../src/main/podworkers/pod-workers.js';
 import { PodStatusCache } from '../../src/main/status/pod-status-cache.js';
-import { MIN_SYNC_LOOP_STALL_MS, RELIST_THRESHOLD_MS, SyncLoop } from '../../src/main/sync-loop.js';
+import { MIN_SYNC_LOOP_STALL_MS, RELIST_THRESHOLD_MS, SyncLoop, type SyncLoopDeps } from '../../src/main/sync-loop.js';
 import { admitPod } from '../../src/shared/admission/admit-pod.js';
 import type { Pod } from '../../src/shared/types.js';
 
@@ -30,7 +30,7 @@ function recordingWorkers() {
   return { workers, updates, woken };
 }
 
-function setup(sourcesReady = true, maxPods = 110) {
+function setup(sourcesReady = true, maxPods = 110, extra: Partial<SyncLoopDeps> = {}) {
   const recorded = recordingWorkers();
   const podManager = new PodManager();
   const rejections: string[] = [];
@@ -45,6 +45,7 @@ function setup(sourcesReady = true, maxPods = 110) {
     // What the kubelet counts: the pods it holds whose pod worker is syncing.
     admit: (candidate) => admitPod(candidate, podManager.pods().filter((p) => recorded.workers.phaseOf(p.metadata!.uid!) === 'syncing'), node),
     onRejected: (pod, reason) => rejections.push(`${pod.metadata!.uid}:${reason}`),
+    ...extra,
   });
   return { loop, podManager, rejections, ...recorded };
 }
@@ -108,6 +109,34 @@ test('/healthz turns unhealthy when no relist succeeded within the threshold', (
   assert.match(stale.reason, /PLEG is not healthy/);
   loop.handleRelist({ startedAtMs: Date.now(), events: [] });
   assert.equal(loop.plegHealth(Date.now()).ok, true);
+});
+
+test('a per-pod relist (a container event) wakes its pod but neither refreshes the PLEG health nor the runtime pod set', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const { loop, podManager, updates, woken } = setup();
+  podManager.addOrUpdate(pod('wanted'));
+  loop.handleRelist({ startedAtMs: Date.now(), events: [], runtimePods: [{ uid: 'wanted', name: 'wanted', namespace: 'default', active: true }] });
+  t.mock.timers.tick(RELIST_THRESHOLD_MS + 5_000);
+  loop.handleRelist({
+    startedAtMs: Date.now(),
+    events: [{ podUid: 'wanted', type: 'ContainerDied', id: 'c1', state: 'exited' }],
+    podUid: 'wanted',
+  });
+  assert.deepEqual(woken, ['wanted']);
+  assert.equal(loop.plegHealth(Date.now()).ok, false, 'only the periodic relist shows the PLEG alive');
+  loop.housekeeping();
+  assert.deepEqual(updates.filter((u) => u.type === 'kill'), [], 'the pod set is still the full relist\'s');
+  loop.handleRelist({ startedAtMs: Date.now(), events: [] });
+  assert.equal(loop.plegHealth(Date.now()).ok, true);
+});
+
+test('a relist period lengthened past the threshold lengthens the PLEG health threshold to three periods', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  const relistPeriodMs = 10 * 60_000;
+  const { loop } = setup(true, 110, { relistPeriodMs });
+  loop.handleRelist({ startedAtMs: Date.now(), events: [] });
+  assert.equal(loop.plegHealth(Date.now() + 2 * relistPeriodMs).ok, true);
+  assert.equal(loop.plegHealth(Date.now() + 3 * relistPeriodMs + 1_000).ok, false);
 });
 
 test('a pod over maxPods is rejected with OutOfpods and never gets a pod worker', () => {

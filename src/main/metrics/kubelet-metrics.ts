@@ -13,6 +13,7 @@ import type { StartupRecord } from '../status/startup-tracker.js';
 import { criOperationMetrics } from './cri-operation-metrics.js';
 import { httpInflightRequests, httpRequestDuration, httpRequests } from './http-metrics.js';
 import { helpText } from './stability.js';
+import { PlegMetrics } from './pleg-metrics.js';
 
 /** upstream's podStartupDurationBuckets: round numbers, roughly exponential, 0.5 s to an hour. */
 export const POD_STARTUP_BUCKETS_SECONDS = [
@@ -42,6 +43,7 @@ export class KubeletMetrics {
   private readonly relistDuration: client.Histogram;
   private readonly relistInterval: client.Histogram;
   private readonly shardSyncDuration: client.Histogram<'shard'>;
+  private readonly pleg: PlegMetrics;
 
   constructor(private readonly source: KubeletMetricsSource) {
     const registers = [this.registry];
@@ -91,6 +93,7 @@ export class KubeletMetrics {
       registers,
     });
     this.registerRuntimeGauges();
+    this.pleg = new PlegMetrics(this.registry);
     for (const metric of [httpRequests, httpRequestDuration, httpInflightRequests]) this.registry.registerMetric(metric);
     for (const metric of criOperationMetrics(source.criCalls)) this.registry.registerMetric(metric as unknown as client.Metric);
     this.shardSyncDuration = this.registerShardSeries();
@@ -127,8 +130,14 @@ export class KubeletMetrics {
     if (shard !== undefined) this.shardSyncDuration.observe({ shard: String(shard) }, seconds);
   }
 
-  /** One PLEG relist's figures: its duration, the interval since the previous one, what the runtime holds. */
+  /**
+   * One full PLEG relist's figures: its duration, the interval since the previous
+   * one, what the runtime holds, the evented PLEG's counts. A per-pod relist is
+   * counted in the next full relist's counts, not here.
+   */
   observeRelist(result: RelistResult): void {
+    if (result.podUid !== undefined) return;
+    if (result.evented) this.pleg.observe(result.evented);
     if (result.durationMs !== undefined) this.relistDuration.observe(result.durationMs / 1000);
     if (this.lastRelistStartedAtMs > 0) this.relistInterval.observe(Math.max(result.startedAtMs - this.lastRelistStartedAtMs, 0) / 1000);
     this.lastRelistStartedAtMs = result.startedAtMs;

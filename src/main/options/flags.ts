@@ -60,6 +60,8 @@ export interface KubeletFlags {
   containerGCPeriodMs?: number;
   /** shardlet's own: where the logind drop-in for graceful node shutdown goes (upstream's fixed /etc/systemd/logind.conf.d). */
   logindConfDir?: string;
+  /** shardlet's own: the period of the PLEG's full relist (upstream's fixed 1s relist period). */
+  plegRelistPeriodMs?: number;
   help?: boolean;
   version?: boolean;
   /** Upstream flags flags.ts has no field for, by flag name (see upstream-flags.ts). */
@@ -128,6 +130,7 @@ const OWN_FLAG_SPECS: FlagSpec[] = [
   spec('image-gc-period', 'imageGCPeriodMs', 'duration', "Period of image garbage collection (upstream's fixed ImageGCPeriod)", '5m0s', parseDuration),
   spec('container-gc-period', 'containerGCPeriodMs', 'duration', "Period of node-wide dead container garbage collection (upstream's fixed ContainerGCPeriod)", '1m0s', parseDuration),
   str('logind-conf-dir', 'logindConfDir', "Directory where graceful node shutdown writes logind's 99-kubelet.conf drop-in (upstream's fixed path)", '/etc/systemd/logind.conf.d'),
+  spec('pleg-relist-period', 'plegRelistPeriodMs', 'duration', "Period of the PLEG's full relist (upstream's fixed 1s); with the runtime's container events it is only the safety net", '1s', parseDuration),
   { ...spec('help', 'help', '', 'Print this help and exit', 'false', parseBool), short: 'h' },
   spec('version', 'version', '', 'Print the version and exit', 'false', parseBool),
 ];
@@ -141,6 +144,7 @@ const CONFIG_FILE_FLAGS = new Set([
 const GROUP_OF_OWN_FLAG: Readonly<Record<string, FlagGroup>> = {
   v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'pod-pids-limit': 'shardlet',
   'image-gc-period': 'shardlet', 'container-gc-period': 'shardlet', 'eviction-monitoring-period': 'shardlet', 'logind-conf-dir': 'shardlet',
+  'pleg-relist-period': 'shardlet',
 };
 
 const FLAG_SPECS: FlagSpec[] = [

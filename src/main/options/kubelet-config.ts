@@ -334,6 +334,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     // v1beta1's default is 0 (off) when a --config file omits it; without one, the legacy 10255.
     readOnlyPort: (fields.readOnlyPort as number | undefined) ?? 0,
     faultInjection: flags.faultInjection ?? false,
+    plegRelistPeriodMs: flags.plegRelistPeriodMs || undefined,
     staticPodPath: (fields.staticPodPath as string | undefined) ?? '',
     staticPodURL: (fields.staticPodURL as string | undefined) ?? '',
     staticPodURLHeader: (fields.staticPodURLHeader as Record<string, string[]> | undefined) ?? {},

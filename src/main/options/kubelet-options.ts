@@ -117,6 +117,8 @@ export interface KubeletOptions {
   readOnlyPort: number;
   /** Test-only: lets tests end a shard thread on purpose (--fault-injection). */
   faultInjection: boolean;
+  /** The PLEG's full relist period (--pleg-relist-period); upstream's 1 s when absent. */
+  plegRelistPeriodMs?: number;
 
   // Pod sources.
   staticPodPath: string;

@@ -1,8 +1,8 @@
 // The shard threads as the main thread sees them. Each shard is a piscina pool of
 // exactly one thread (so piscina replaces a thread that dies, queues tasks while it
 // starts, and keeps run/wait histograms), running many pod syncs at once; pods are
-// routed by a stable hash of their UID. The PLEG relist has a thread of its own.
-// With --workers 0 the same Shard and Relister run inline on the main thread.
+// routed by a stable hash of their UID. The PLEG has a thread of its own.
+// With --workers 0 the same Shard and Pleg run inline on the main thread.
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import * as Comlink from 'comlink';
@@ -10,6 +10,7 @@ import { nodeEndpoint } from '../../shared/comlink-node.js';
 import type { MessagePort } from 'node:worker_threads';
 import {
   isNeedFullRequest,
+  isPlegRelistMessage,
   isProbeResultMessage,
   isPullPortMessage,
   THREAD_CPU_TASK,
@@ -25,7 +26,8 @@ import {
 } from '../../shared/shard-protocol.js';
 import { Shard } from '../../workers/shard.js';
 import { openShardCri } from '../../workers/shard-cri.js';
-import { Relister } from '../../workers/pleg/relist.js';
+import { Pleg } from '../../workers/pleg/evented-pleg.js';
+import { RuntimeEventsFlag } from '../../shared/pleg/runtime-events-flag.js';
 import type { PullCoordinator } from '../images/pull-coordinator.js';
 import { shardForUid } from './shard-hash.js';
 import { ShardRequests, type ShardRequestCounts } from './shard-requests.js';
@@ -47,6 +49,12 @@ export interface ShardPoolOptions {
   onShardReplaced: (shardIndex: number) => void;
   /** A probe result of a container changed in some shard (only changes cross the thread boundary). */
   onProbeResult?: (message: ProbeResultMessage) => void;
+  /**
+   * Every PLEG result, full relists and the per-pod relists container events
+   * trigger alike, in the order the PLEG applied them (so each pod's events stay
+   * in order); a full relist's is handed over before relist() resolves.
+   */
+  onRelist: (result: RelistResult) => void;
   faultInjection?: boolean;
 }
 
@@ -76,13 +84,21 @@ export class ShardPool {
   private readonly threads: ThreadShard[] = [];
   private readonly inlineShard?: Shard;
   private readonly plegPool?: Piscina;
-  private readonly inlineRelister?: Relister;
+  private readonly inlinePleg?: Pleg;
+  /** relist() calls waiting for their result to arrive on the PLEG thread's port. */
+  private readonly fullRelistWaiters: Array<(result: RelistResult) => void> = [];
 
   constructor(private readonly options: ShardPoolOptions) {
     this.shardCount = Math.max(options.workers, 1);
     if (options.workers === 0) {
       this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger, options.onProbeResult);
-      this.inlineRelister = new Relister(openShardCri(options.settings));
+      this.inlinePleg = new Pleg({
+        cri: openShardCri(options.settings),
+        logger: options.logger,
+        eventsFlag: new RuntimeEventsFlag(options.settings.runtimeEventsLive),
+        publish: (result) => this.deliverRelist(result),
+      });
+      this.inlinePleg.start();
       return;
     }
     for (let index = 0; index < options.workers; index++) this.threads.push(this.startShardThread(index));
@@ -93,6 +109,9 @@ export class ShardPool {
       atomics: 'disabled',
       idleTimeout: Number.MAX_SAFE_INTEGER,
       workerData: this.bootData(-1),
+    });
+    this.plegPool.on('message', (message: unknown) => {
+      if (isPlegRelistMessage(message)) this.deliverRelist(message.result);
     });
     this.plegPool.on('error', (err: Error) => options.logger.error({ err: err.message }, 'PLEG thread error'));
   }
@@ -147,10 +166,21 @@ export class ShardPool {
     return Promise.all(this.threads.map((thread) => thread.pool.run(task) as Promise<ProbeStats>));
   }
 
-  /** One PLEG relist, off the main thread unless --workers 0. */
+  /**
+   * One full PLEG relist, off the main thread unless --workers 0. Its result goes
+   * to onRelist first; this resolves with it afterwards.
+   */
   relist(): Promise<RelistResult> {
-    if (this.inlineRelister) return this.inlineRelister.relist();
-    return this.plegPool!.run(null) as Promise<RelistResult>;
+    if (this.inlinePleg) return this.inlinePleg.relist();
+    return new Promise((resolve, reject) => {
+      this.fullRelistWaiters.push(resolve);
+      // The task only ends the relist; its result comes on the PLEG thread's port, in order with the per-pod ones.
+      this.plegPool!.run(null).catch((err: unknown) => {
+        const index = this.fullRelistWaiters.indexOf(resolve);
+        if (index >= 0) this.fullRelistWaiters.splice(index, 1);
+        reject(err);
+      });
+    });
   }
 
   /** Ends a shard thread on purpose (tests of shard loss; needs faultInjection); resolves once it is gone. */
@@ -179,8 +209,14 @@ export class ShardPool {
   }
 
   async close(): Promise<void> {
+    await this.inlinePleg?.stop();
     await this.inlineShard?.close();
     await Promise.all([...this.threads.map((t) => t.pool.destroy()), this.plegPool?.destroy()]);
+  }
+
+  private deliverRelist(result: RelistResult): void {
+    this.options.onRelist(result);
+    if (result.podUid === undefined) this.fullRelistWaiters.shift()?.(result);
   }
 
   private bootData(index: number): WorkerBootData {

@@ -11,6 +11,7 @@ import type { CriCallCounts, CriMethod } from './call-counts.js';
 import type { RelistContainer, RelistSandbox } from './relist-codec.js';
 import { unaryCall } from './unary-call.js';
 import { genericMethod, STATIC_METHODS, type CriService, type UnaryMethod } from './unary-methods.js';
+import { POD_UID_LABEL } from '../labels.js';
 
 export { CriError, isLeakedTaskRefusal, isNotFound, isUnavailable, isUnimplemented, grpcCodeOf } from './cri-error.js';
 
@@ -167,6 +168,14 @@ export class CriClient {
     return this.call(STATIC_METHODS.listContainersForRelist, {}, timeoutMs);
   }
 
+  /** One pod's sandboxes and containers, by its io.kubernetes.pod.uid label, decoded as the relist's (the evented PLEG's per-pod relist). */
+  listPodForRelist(podUid: string, timeoutMs?: number): Promise<[RelistSandbox[], RelistContainer[]]> {
+    return Promise.all([
+      this.call(STATIC_METHODS.listPodSandboxForRelist, { filter: { label_selector: { [POD_UID_LABEL]: podUid } } }, timeoutMs),
+      this.call(STATIC_METHODS.listContainersForRelist, { filter: { label_selector: { [POD_UID_LABEL]: podUid } } }, timeoutMs),
+    ]);
+  }
+
   /** The container's status without its mounts, resources and user (cri.ContainerStatusLean). */
   containerStatus(req: cri.ContainerStatusRequest, timeoutMs?: number): Promise<cri.ContainerStatusReply> {
     return this.call(STATIC_METHODS.containerStatus, req, timeoutMs);
@@ -203,25 +212,21 @@ export class CriClient {
    * The runtime's container event stream (evented PLEG). No deadline: it lives
    * until `signal` aborts. Rejects with a CriError; containerd 1.6 answers
    * UNIMPLEMENTED (see isUnimplemented), and the caller must fall back to relisting.
+   * `decode` replaces the generic decoding of each event (the PLEG's lean one).
    */
-  async *getContainerEvents(
+  async *getContainerEvents<Event = cri.ContainerEventResponse__Output>(
     req: cri.GetEventsRequest = {},
-    options: { signal?: AbortSignal } = {},
-  ): AsyncGenerator<cri.ContainerEventResponse__Output> {
+    options: { signal?: AbortSignal; decode?: (event: Buffer) => Event } = {},
+  ): AsyncGenerator<Event> {
     const method = loadCriServices().runtime.GetContainerEvents;
     const startedAt = performance.now();
     let failed = false;
-    const stream = this.runtimeConn.makeServerStreamRequest(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      req,
-      new grpc.Metadata(),
-    );
+    const decode: (event: Buffer) => unknown = options.decode ?? method.responseDeserialize;
+    const stream = this.runtimeConn.makeServerStreamRequest(method.path, method.requestSerialize, decode, req, new grpc.Metadata());
     const cancel = (): void => stream.cancel();
     options.signal?.addEventListener('abort', cancel, { once: true });
     try {
-      for await (const event of stream) yield event as cri.ContainerEventResponse__Output;
+      for await (const event of stream) yield event as Event;
     } catch (err) {
       if (options.signal?.aborted) return;
       failed = true;

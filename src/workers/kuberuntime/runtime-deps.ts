@@ -14,6 +14,8 @@ export interface RuntimeDeps {
   events: PodEventRecord[];
   /** The span of the current sync's image pulls, if it pulled. */
   imagePulls?: ImagePullInterval;
+  /** True while the PLEG receives the runtime's container events (RuntimeEventsFlag); absent: never. */
+  runtimeEventsLive?: () => boolean;
 }
 
 /** Records an event of the current sync. */

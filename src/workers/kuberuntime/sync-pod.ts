@@ -44,7 +44,7 @@ export interface SyncOutcome {
   removedIds: string[];
 }
 
-/** How soon a pod whose init container is still running is looked at again. */
+/** How soon a pod whose init container is still running is looked at again, when the runtime sends no container events. */
 export const INIT_CONTAINER_RECHECK_MS = 100;
 /** The smallest requeue the pod worker runs on its own timer (0 waits for the sync tick). */
 const REQUEUE_AT_ONCE_MS = 1;
@@ -103,7 +103,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   const volumePaths = await setUpVolumes(deps, pod, apiData);
   await startWhatIsDue(deps, { pod, runtime, actions, outcome, nowMs, volumePaths, apiData });
   if (outcome.changed) outcome.runtime = await runtimeAfterActions(deps, outcome);
-  if (outcome.startedInitId) noteInitContainerRecheck(outcome, outcome.startedInitId);
+  if (outcome.startedInitId) noteInitContainerRecheck(outcome, outcome.startedInitId, deps.runtimeEventsLive?.() ?? false);
   outcome.removedIds = await removeDeadInstances(deps, outcome.runtime);
   return outcome;
 }
@@ -111,13 +111,15 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
 /**
  * Init containers are meant to finish, and the next one (or the app containers)
  * waits for that: rather than leave the pod to the next relist (up to a second
- * later), one that already exited brings the next sync at once, and one still
- * running one more look shortly after; past that the relist tells.
+ * later), one that already exited brings the next sync at once. One still running
+ * is the runtime's to announce: with container events its exit event wakes the
+ * pod (a per-pod relist), so nothing is polled; without them (containerd 1.6) it
+ * gets one more look shortly after, and past that the relist tells.
  */
-function noteInitContainerRecheck(outcome: SyncOutcome, initId: string): void {
+function noteInitContainerRecheck(outcome: SyncOutcome, initId: string, runtimeEventsLive: boolean): void {
   const init = outcome.runtime.containers.find((container) => container.id === initId);
   if (init?.state === 'exited') noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
-  else if (init?.state === 'running') noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
+  else if (init?.state === 'running' && !runtimeEventsLive) noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
 }
 
 /**

@@ -1,7 +1,8 @@
 // The shard pool with real worker threads against the simulated runtime: each pod's
 // sync runs on the shard its UID hashes to, the shards' pulls meet in the main
 // thread's coordinator (over the port each thread hands up at start), the PLEG relist
-// runs on its own thread, and a shard thread that dies is replaced and reported.
+// and the per-pod relists of container events run on its own thread, and a shard
+// thread that dies is replaced and reported.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { pino } from 'pino';
 import { PullCoordinator } from '../../../src/main/images/pull-coordinator.js';
 import { ShardPool } from '../../../src/main/shards/shard-pool.js';
 import type { Pod } from '../../../src/shared/types.js';
+import type { RelistResult } from '../../../src/shared/shard-protocol.js';
 import { testShardSettings } from '../../helpers/shard-settings.js';
 import { startHarness, type SimHarness } from '../../simruntime/harness.js';
 import { waitUntil } from '../../helpers/kubelet-process.js';
@@ -21,6 +23,7 @@ let harness: SimHarness;
 let pool: ShardPool;
 let workDir: string;
 const replaced: number[] = [];
+const relists: RelistResult[] = [];
 
 before(async () => {
   // Each pull takes a while, so pulls of the same image from both shards overlap.
@@ -32,6 +35,7 @@ before(async () => {
     pulls: new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }),
     logger,
     onShardReplaced: (index) => replaced.push(index),
+    onRelist: (result) => relists.push(result),
     faultInjection: true,
   });
 });
@@ -61,6 +65,17 @@ test('pods on both shards run, their pull of one image is made once, and the rel
   assert.equal(harness.sim.stats().calls.PullImage, 1, 'the second shard followed the first one\'s pull');
   const relist = await pool.relist();
   assert.deepEqual(relist.runtimePods?.map((ref) => ref.uid).sort(), [...uids].sort());
+  assert.equal(relists.at(-1), relist, 'the full relist went to onRelist before relist() resolved');
+});
+
+test('a container exit reaches the main thread as a per-pod relist from the PLEG thread, and the full relist does not repeat it', async () => {
+  const [uid] = uidsOnEachShard();
+  const { containers } = await harness.client.listContainers({ filter: { label_selector: { 'io.kubernetes.pod.uid': uid } } });
+  await harness.client.stopContainer({ container_id: containers[0].id, timeout: 0 });
+  const died = () => relists.some((result) => result.podUid === uid && result.events.some((event) => event.type === 'ContainerDied'));
+  await waitUntil(async () => died(), 30_000, `the per-pod relist of ${uid}`);
+  const full = await pool.relist();
+  assert.deepEqual(full.events.filter((event) => event.podUid === uid), []);
 });
 
 test('a shard thread that dies is replaced and reported, and its replacement syncs', async () => {

@@ -78,7 +78,7 @@ describe('CriClient', () => {
   });
 
   it('reports GetContainerEvents as unimplemented, as containerd 1.6 does', async () => {
-    const h = await harness();
+    const h = await harness({ scale: 0 }, { containerEvents: false });
     const err = await rejectionOf((async () => {
       for await (const event of h.client.getContainerEvents()) assert.fail(`unexpected event ${JSON.stringify(event)}`);
     })());

@@ -59,3 +59,27 @@ test('each change of a pod in the runtime is one event, and the pod set comes on
   assert.deepEqual(brief(gone.events), [`PodSandboxChanged:${sandboxId}:none`]);
   assert.deepEqual(gone.runtimePods, []);
 });
+
+test('one pod\'s relist reports that pod only; the full relist after it reports the rest, and nothing twice', async () => {
+  const ids: Record<string, string> = {};
+  for (const uid of ['pod-a', 'pod-b']) {
+    const config = sandboxConfig(uid, { uid, labels: { 'io.kubernetes.pod.uid': uid } });
+    const sandboxId = (await harness.client.runPodSandbox({ config })).pod_sandbox_id;
+    ids[uid] = (
+      await harness.client.createContainer({
+        pod_sandbox_id: sandboxId,
+        config: containerConfig('app', ['sleep', '3600'], { labels: { 'io.kubernetes.pod.uid': uid } }),
+        sandbox_config: config,
+      })
+    ).container_id;
+  }
+  await relister.relist();
+  for (const id of Object.values(ids)) await harness.client.startContainer({ container_id: id });
+
+  const podA = await relister.relistPod('pod-a');
+  assert.equal(podA.podUid, 'pod-a');
+  assert.equal(podA.runtimePods, undefined, 'a per-pod relist says nothing of the pod set');
+  assert.deepEqual(brief(podA.events), [`ContainerStarted:${ids['pod-a']}:running`]);
+  const full = await relister.relist();
+  assert.deepEqual(brief(full.events), [`ContainerStarted:${ids['pod-b']}:running`]);
+});
