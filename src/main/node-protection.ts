@@ -12,13 +12,13 @@ import type { PodEventRecord, PodCgroupSettings } from '../shared/shard-protocol
 import type { Pod, PodStatus } from '../shared/types.js';
 import { OrphanedPodCgroups } from './cm/orphaned-pod-cgroups.js';
 import { QosCgroups, QOS_UPDATE_PERIOD_MS } from './cm/qos-cgroups.js';
-import { EvictedPods } from './eviction/evicted-pods.js';
-import { EvictionManager, type Rejection } from './eviction/eviction-manager.js';
+import { EVICTED_REASON, EvictionManager, type Rejection } from './eviction/eviction-manager.js';
 import type { PressureCondition } from './eviction/pressure-state.js';
 import { parseThresholds } from './eviction/thresholds.js';
 import { ImageGcManager } from './images/image-gc-manager.js';
 import { ContainerGcManager } from './kuberuntime/container-gc-manager.js';
 import type { KubeletOptions } from './options/kubelet-options.js';
+import { KubeletTerminations } from './status/kubelet-terminations.js';
 import type { SummaryProvider } from './stats/summary-provider.js';
 import { SystemdLogindBus } from './nodeshutdown/logind-bus.js';
 import { NodeShutdownManager } from './nodeshutdown/nodeshutdown-manager.js';
@@ -48,7 +48,8 @@ export interface NodeProtectionHost {
 
 export class NodeProtection {
   private readonly qosCgroups: QosCgroups;
-  private readonly evicted = new EvictedPods();
+  /** Pods the eviction manager evicted, and their verdict (status/kubelet-terminations.ts). */
+  private readonly evicted = new KubeletTerminations();
   private imageGc?: ImageGcManager;
   private containerGc?: ContainerGcManager;
   private eviction?: EvictionManager;
@@ -115,7 +116,7 @@ export class NodeProtection {
       summary: () => host.summary.summary(false),
       activePods: () => host.activePods().filter((pod) => !this.evicted.has(pod.metadata?.uid ?? '')),
       evict: (pod, gracePeriodSeconds, message) => {
-        this.evicted.record(pod.metadata?.uid ?? '', message);
+        this.evicted.record(pod.metadata?.uid ?? '', { reason: EVICTED_REASON, message, keepSucceeded: false });
         host.onPodEvent(pod, { type: 'Warning', reason: 'Evicted', message, timestampMs: Date.now() });
         host.kill(pod, gracePeriodSeconds);
       },

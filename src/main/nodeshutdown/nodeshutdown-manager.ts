@@ -15,7 +15,11 @@ import type { ShutdownGracePeriodByPodPriority } from '../options/kubelet-option
 import type { InhibitLock, LogindBus, ShutdownWatch } from './logind-bus.js';
 import { groupByPriority, periodRequestedSeconds } from './shutdown-groups.js';
 import { ShutdownPodKiller } from './shutdown-pod-killer.js';
-import { ShutdownStatuses } from './shutdown-statuses.js';
+import { KubeletTerminations } from '../status/kubelet-terminations.js';
+
+/** Upstream's nodeShutdownReason and nodeShutdownMessage. */
+export const NODE_SHUTDOWN_REASON = 'Terminated';
+export const NODE_SHUTDOWN_MESSAGE = 'Pod was terminated in response to imminent node shutdown.';
 
 /** Upstream's dbusReconnectPeriod. */
 export const DBUS_RECONNECT_PERIOD_MS = 1_000;
@@ -53,7 +57,8 @@ export interface NodeShutdownManagerOptions {
 }
 
 export class NodeShutdownManager {
-  private readonly statuses = new ShutdownStatuses();
+  /** Pods killed for the shutdown, and their verdict (status/kubelet-terminations.ts). */
+  private readonly statuses = new KubeletTerminations();
   private host?: NodeShutdownHost;
   private killer?: ShutdownPodKiller;
   private shuttingDownNow = false;
@@ -196,7 +201,7 @@ export class NodeShutdownManager {
     try {
       await this.killer!.killPods(groups, (pod) => {
         // As upstream's status function, applied as the pod starts terminating, not once it has stopped.
-        this.statuses.record(pod.metadata?.uid ?? '');
+        this.statuses.record(pod.metadata?.uid ?? '', { reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE, keepSucceeded: true });
         this.host!.refreshStatus(pod);
       });
     } finally {
