@@ -35,12 +35,6 @@ async function runtimeSandboxes(cri: CriClient, uid: string) {
   return reply.items;
 }
 
-/** Sandboxes of this suite's pods (static pods, named <name>-test-node) the runtime still holds. */
-async function testSandboxes(cri: CriClient) {
-  const reply = await cri.listPodSandbox({});
-  return reply.items.filter((sandbox) => (sandbox.labels?.['io.kubernetes.pod.name'] ?? '').endsWith('-test-node'));
-}
-
 export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>, workers: number): void {
   let runtime: RuntimeUnderTest;
   let kubelet: KubeletProcess;
@@ -65,10 +59,9 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
     for (const file of ['init.yaml', 'edit.yaml', 'pinned.yaml', 'crash.yaml', 'hostnet.yaml', 'ok.yaml', 'bad.yaml', 'grace.yaml']) {
       rmSync(join(kubelet.manifestDir, file), { force: true });
     }
-    // Let shardlet stop and remove what it started before it exits (a pod leaves /pods at once, the
-    // runtime and its log directory after), so the runtime and the node are left clean.
+    // Let shardlet take in the removals before it exits; what it leaves in the runtime
+    // (pods within their grace period) the next kubelet stops as orphans.
     await waitUntil(async () => (await kubelet.pods()).length === 0, 60_000, 'pods removed').catch(() => undefined);
-    await waitUntil(async () => (await testSandboxes(cri)).length === 0, 60_000, 'pods removed from the runtime').catch(() => undefined);
     await kubelet.stop();
     cri.close();
     rmSync(hostDir, { recursive: true, force: true });
