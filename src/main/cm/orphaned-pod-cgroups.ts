@@ -6,9 +6,11 @@
 // the bench, which leaves its simulated pods behind, got there).
 //
 // A pod cgroup goes only when no part of the kubelet knows the pod (the caller's
-// isKnown: pod manager, pod workers, the runtime's last relist). Anything still
-// running in it is killed first, as upstream's podContainerManager.Destroy does: the
-// runtime no longer accounts for it.
+// isKnown: pod manager, pod workers, the runtime's last relist) and nothing runs in
+// it. Upstream's podContainerManager.Destroy kills what still runs there; shardlet
+// leaves such a cgroup and names it once instead: a second kubelet on the host (the
+// simulated runtime's demo or bench on a real node, the tests' kubelets one after the
+// other) sees every real pod as one its runtime does not have, and must not kill them.
 import { readdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -23,17 +25,19 @@ const LISTING_CONTROLLER = 'memory';
 /** cgroupfs: pod<uid>; systemd: <tier>-pod<uid with '-' as '_'>.slice. */
 const CGROUPFS_POD = /^pod([0-9a-zA-Z-]+)$/;
 const SYSTEMD_POD = /-pod([0-9a-zA-Z_]+)\.slice$/;
-/** Upstream's podContainerManager tries this many rounds of killing before giving up on a cgroup. */
-const KILL_ROUNDS = 5;
 
 export interface OrphanCleanupOutcome {
   removed: string[];
-  /** Cgroups that could not go this time (something would not die, or the filesystem refused): tried again next pass. */
+  /** Cgroups with processes in them, left alone (and named once). */
+  busy: string[];
+  /** Cgroups the filesystem would not let go this time: tried again next pass. */
   failed: string[];
 }
 
 export class OrphanedPodCgroups {
   private running = false;
+  /** Busy orphans already named: one warning per pod, not one per pass. */
+  private readonly busyReported = new Set<string>();
 
   constructor(
     private readonly settings: PodCgroupSettings,
@@ -42,16 +46,16 @@ export class OrphanedPodCgroups {
 
   /** One pass; a pass still running makes this one a no-op (housekeeping comes every 2 s). */
   async cleanup(isKnown: (uid: string) => boolean): Promise<OrphanCleanupOutcome> {
-    const outcome: OrphanCleanupOutcome = { removed: [], failed: [] };
+    const outcome: OrphanCleanupOutcome = { removed: [], busy: [], failed: [] };
     if (this.running) return outcome;
     this.running = true;
     try {
-      for (const [uid, name] of await this.podCgroups()) {
+      const cgroups = await this.podCgroups();
+      for (const [uid, name] of cgroups) {
         if (isKnown(uid)) continue;
-        this.logger.debug({ podUID: uid }, 'Orphaned pod found, removing pod cgroups');
-        if (await this.destroy(name)) outcome.removed.push(uid);
-        else outcome.failed.push(uid);
+        outcome[await this.destroy(uid, name)].push(uid);
       }
+      for (const uid of this.busyReported) if (!cgroups.has(uid)) this.busyReported.delete(uid);
     } finally {
       this.running = false;
     }
@@ -79,21 +83,25 @@ export class OrphanedPodCgroups {
     return found;
   }
 
-  /** Kills what runs in the cgroup and removes it, its children first, from every hierarchy. */
-  private async destroy(name: CgroupName): Promise<boolean> {
+  /** Removes an empty orphan's cgroup, its children first, from every hierarchy; one with processes stays. */
+  private async destroy(uid: string, name: CgroupName): Promise<'removed' | 'busy' | 'failed'> {
     const path = cgroupPath(name, this.settings.driver);
     const directories = [...new Set(Object.values(this.settings.layout.mounts))].map((mount) => join(mount, path));
-    for (let round = 0; round < KILL_ROUNDS; round++) {
-      const pids = (await Promise.all(directories.map(processesUnder))).flat();
-      if (pids.length === 0) break;
-      for (const pid of new Set(pids)) killQuietly(pid);
+    const pids = [...new Set((await Promise.all(directories.map(processesUnder))).flat())];
+    if (pids.length > 0) {
+      if (!this.busyReported.has(uid)) {
+        this.busyReported.add(uid);
+        this.logger.warn({ podUID: uid, cgroup: path, processes: pids.length }, 'Processes run in the cgroup of a pod neither this kubelet nor its runtime has; left alone');
+      }
+      return 'busy';
     }
+    this.logger.debug({ podUID: uid }, 'Orphaned pod found, removing pod cgroups');
     try {
       await Promise.all(directories.map(removeTree));
-      return true;
+      return 'removed';
     } catch (err) {
       this.logger.warn({ cgroup: path, err: (err as Error).message }, 'Failed to remove the cgroup of an orphaned pod; trying again later');
-      return false;
+      return 'failed';
     }
   }
 
@@ -117,14 +125,6 @@ async function processesUnder(directory: string): Promise<number[]> {
   const children = await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const child of children) if (child.isDirectory()) pids.push(...(await processesUnder(join(directory, child.name))));
   return pids;
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
 }
 
 /** rmdir of the cgroup after its children; a cgroup already gone is fine. */

@@ -23,7 +23,7 @@ test('the pod UID in a pod cgroup directory name, cgroupfs and systemd; the tier
 });
 
 for (const driver of ['cgroupfs', 'systemd'] as CgroupDriver[]) {
-  test(`${driver}: cgroups of pods no one knows go, with their children and what runs in them; known pods and the tiers stay`, async () => {
+  test(`${driver}: empty cgroups of pods no one knows go, with their children; known pods, busy orphans and the tiers stay`, async () => {
     const layout = await detectCgroupLayout();
     const settings: PodCgroupSettings = { layout, driver, root: cgroupRootName(`/shardlet-orphan-test-${process.pid}-${driver}`) };
     const pathOf = (uid: string, qos: 'Guaranteed' | 'Burstable' | 'BestEffort') => cgroupPath(podCgroupName(settings.root, qos, uid), driver);
@@ -31,27 +31,36 @@ for (const driver of ['cgroupfs', 'systemd'] as CgroupDriver[]) {
     await ensureCgroup(layout, pathOf('known-1', 'Burstable'), {});
     await ensureCgroup(layout, pathOf('gone-1', 'BestEffort'), {});
     await ensureCgroup(layout, pathOf('gone-2', 'Guaranteed'), {});
-    // What a runtime nests in a pod cgroup (a container's), with a process in it that the runtime forgot.
+    // What a runtime nests in a pod cgroup (a container's); another orphan has a process in it.
     const nested = `${pathOf('gone-1', 'BestEffort')}/stray-container`;
+    await ensureCgroup(layout, pathOf('busy-1', 'BestEffort'), {});
+    const busyContainer = `${pathOf('busy-1', 'BestEffort')}/container`;
     await ensureCgroup(layout, nested, {});
+    await ensureCgroup(layout, busyContainer, {});
     const stray = spawn('sleep', ['600'], { stdio: 'ignore' });
-    const strayExit = new Promise<NodeJS.Signals | null>((resolve) => stray.once('exit', (_code, signal) => resolve(signal)));
-    const procs = cgroupDirectory(layout, layout.version === 'v2' ? 'unified' : 'memory', nested)!;
+    const procs = cgroupDirectory(layout, layout.version === 'v2' ? 'unified' : 'memory', busyContainer)!;
     await writeFile(join(procs, 'cgroup.procs'), String(stray.pid));
     try {
-      const cleaner = new OrphanedPodCgroups(settings, pino({ level: 'silent' }));
-      assert.deepEqual([...(await cleaner.podCgroups()).keys()].sort(), ['gone-1', 'gone-2', 'known-1']);
+      const warnings: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
+      const cleaner = new OrphanedPodCgroups(settings, logger);
+      assert.deepEqual([...(await cleaner.podCgroups()).keys()].sort(), ['busy-1', 'gone-1', 'gone-2', 'known-1']);
       const outcome = await cleaner.cleanup((uid) => uid === 'known-1');
-      assert.deepEqual(outcome, { removed: ['gone-2', 'gone-1'], failed: [] });
-      assert.equal(await strayExit, 'SIGKILL', 'the stray process was killed');
-      assert.deepEqual([...(await cleaner.podCgroups()).keys()], ['known-1']);
+      assert.deepEqual(outcome, { removed: ['gone-2', 'gone-1'], busy: ['busy-1'], failed: [] });
+      assert.equal(stray.exitCode, null, 'a process in an orphan cgroup is left running');
+      assert.deepEqual([...(await cleaner.podCgroups()).keys()].sort(), ['busy-1', 'known-1']);
+      assert.deepEqual((await cleaner.cleanup((uid) => uid === 'known-1')).busy, ['busy-1']);
+      assert.deepEqual(warnings, ["Processes run in the cgroup of a pod neither this kubelet nor its runtime has; left alone"], 'named once');
       for (const mount of new Set(Object.values(layout.mounts))) {
         assert.ok(!existsSync(join(mount, pathOf('gone-1', 'BestEffort'))), `gone in ${mount}`);
         assert.ok(existsSync(join(mount, cgroupPath(qosCgroupName(settings.root, 'BestEffort'), driver))), `the tier stays in ${mount}`);
       }
     } finally {
       stray.kill('SIGKILL');
-      for (const path of [nested, pathOf('gone-1', 'BestEffort'), pathOf('gone-2', 'Guaranteed'), pathOf('known-1', 'Burstable')]) await removeCgroup(layout, path).catch(() => undefined);
+      await new Promise((resolve) => stray.once('exit', resolve));
+      for (const path of [nested, pathOf('gone-1', 'BestEffort'), pathOf('gone-2', 'Guaranteed'), pathOf('known-1', 'Burstable'), busyContainer, pathOf('busy-1', 'BestEffort')]) {
+        await removeCgroup(layout, path).catch(() => undefined);
+      }
       for (const qos of ['BestEffort', 'Burstable', 'Guaranteed'] as const) await removeCgroup(layout, cgroupPath(qosCgroupName(settings.root, qos), driver)).catch(() => undefined);
       for (let depth = settings.root.length; depth > 0; depth--) await removeCgroup(layout, cgroupPath(settings.root.slice(0, depth), driver)).catch(() => undefined);
     }
