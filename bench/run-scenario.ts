@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchApiServer } from './api-source.js';
-import { BENCH_NAMESPACE, BENCH_PROBE_PERIOD_SECONDS, benchPods, withReadiness } from './bench-pods.js';
+import { BENCH_NAMESPACE, benchPods, withReadiness } from './bench-pods.js';
 import { startProbeTarget, steadyProbeFigures, type ProbeTarget } from './probe-target.js';
 import { measureChurn } from './churn.js';
 import { openBenchRuntime, type BenchRuntime, type ContainerdTarget, type CriCallsByMethod } from './bench-runtime.js';
@@ -98,7 +98,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
 async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
   const { spec, shardlet, api } = run;
   const plain = benchPods(spec.pods, spec.imageSet.images);
-  const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.readiness === 'http+exec') : plain;
+  const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.readiness === 'http+exec', spec.probes.periodSeconds) : plain;
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
   const threadsBefore = await shardlet.threadCpu();
@@ -155,7 +155,7 @@ async function measureSteady(run: RunUnderTest): Promise<SteadyMeasurement> {
   const { spec, shardlet, api } = run;
   // Probed pods turn Ready at their first probe, up to a period after they run (the start-up jitter): that sync is
   // start-up, not steady state. The probes scenario's run without probes waits as long, so both windows see the same resyncs.
-  const settleMs = STEADY_SETTLE_MS + (spec.probes ? BENCH_PROBE_PERIOD_SECONDS * 1000 : 0);
+  const settleMs = STEADY_SETTLE_MS + (spec.probes ? spec.probes.periodSeconds * 1000 : 0);
   await sleep(settleMs);
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();

@@ -3,6 +3,7 @@
 // as density-500 static --workers 2 in density, sweep and steady, is measured once
 // and shown in each table) right after the floor it is compared with.
 import type { SimProfileName } from '../src/simruntime/profiles.js';
+import { BENCH_PROBE_PERIOD_SECONDS } from './bench-pods.js';
 import type { BenchOptions, SourceKind } from './options.js';
 
 export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'] as const;
@@ -17,7 +18,9 @@ const MB = 1_000_000;
 const DEFAULT_STEADY_SECONDS = 30;
 /** The issue's probes window: 60 s of 500 pods probed every 10 s. */
 const DEFAULT_PROBES_SECONDS = 60;
-const QUICK_PROBES_SECONDS = 12;
+const QUICK_PROBES_SECONDS = 4;
+/** The quick run probes every 2 s, so its few periods fit in a smoke run's seconds. */
+const QUICK_PROBE_PERIOD_SECONDS = 2;
 const QUICK_STEADY_SECONDS = 3;
 const QUICK_PODS = 20;
 const QUICK_WORKERS = [0, 1];
@@ -74,7 +77,7 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
    * The probes scenario: each pod's readiness probe (none: the same run without
    * probes, for comparison; http+exec: every other pod by exec).
    */
-  probes?: { readiness: ProbeMode };
+  probes?: { readiness: ProbeMode; periodSeconds: number };
   /** False: the simulated runtime has no container events (UNIMPLEMENTED, as containerd 1.6). */
   containerEvents?: boolean;
 }
@@ -139,7 +142,7 @@ interface RunAxes {
   imagePulls: ImagePulls[];
   steadySeconds?: number;
   churn?: ChurnSpec;
-  probes?: { readiness: ProbeMode };
+  probes?: { readiness: ProbeMode; periodSeconds: number };
 }
 
 /** Every combination of the axes, labelled by `label`. */
@@ -274,6 +277,7 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
   probes: (o) => {
     const profile = o.profile ?? 'arm';
     const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_PROBES_SECONDS : DEFAULT_PROBES_SECONDS);
+    const periodSeconds = o.quick ? QUICK_PROBE_PERIOD_SECONDS : BENCH_PROBE_PERIOD_SECONDS;
     const modes: ProbeMode[] = ['none', o.probesExec ? 'http+exec' : 'http'];
     const rows = modes.flatMap((readiness) =>
       rowsOf(
@@ -285,14 +289,14 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
           imageSet: densityImages(),
           imagePulls: [PARALLEL_5],
           steadySeconds,
-          probes: { readiness },
+          probes: { readiness, periodSeconds },
         },
         () => (readiness === 'none' ? 'no probes' : `probes ${readiness}`),
       ),
     );
     return {
       name: 'probes',
-      title: `probes: every pod Running with a readiness probe every 10 s (${o.probesExec ? 'half httpGet, half exec' : 'httpGet; --probes-exec for an exec half'}), against the same run without probes, measured for ${steadySeconds} s after a period's settling; profile ${profile}`,
+      title: `probes: every pod Running with a readiness probe every ${periodSeconds} s (${o.probesExec ? 'half httpGet, half exec' : 'httpGet; --probes-exec for an exec half'}), against the same run without probes, measured for ${steadySeconds} s after a period's settling; profile ${profile}`,
       kind: 'steady',
       rows,
     };

@@ -232,7 +232,8 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
 
   test('a pod that mounts a ConfigMap sees an update to it', async () => {
     // Make room under maxPods for this test and the next.
-    await kubectl('delete', 'pod', 'web-1', 'web-2', 'web-3', '--wait=false');
+    // A short grace period: `sleep` as PID 1 ignores SIGTERM and would hold each pod for the default 30 s.
+    await kubectl('delete', 'pod', 'web-1', 'web-2', 'web-3', '--wait=false', '--grace-period=1');
     await waitUntil(async () => {
       const pods = await widePods();
       return !pods.has('web-1') && !pods.has('web-2') && !pods.has('web-3');

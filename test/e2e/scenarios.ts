@@ -104,7 +104,8 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
   });
 
   test(`[${workers} workers] changing a static pod's manifest replaces the pod`, async () => {
-    const spec = (command: string) => ({ containers: [{ name: 'main', image: runtime.image, command: ['sh', '-c', command] }] });
+    // A short grace period: `sleep` as PID 1 ignores SIGTERM, and the old version's stop would take the default 30 s.
+    const spec = (command: string) => ({ terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image: runtime.image, command: ['sh', '-c', command] }] });
     write('edit.yaml', manifest('edit', spec('sleep 3600')));
     const before = (await waitForPod('edit', isRunningAndReady, 'first version Running')) as Pod;
     write('edit.yaml', manifest('edit', spec('sleep 7200')));
@@ -116,6 +117,7 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
 
   test(`[${workers} workers] with metadata.uid set, changing one container's command restarts only that container`, async () => {
     const spec = (command: string) => ({
+      terminationGracePeriodSeconds: 2,
       containers: [
         { name: 'steady', image: runtime.image, command: ['sh', '-c', 'sleep 3600'] },
         { name: 'changing', image: runtime.image, command: ['sh', '-c', command] },
