@@ -18,6 +18,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 # shellcheck source-path=SCRIPTDIR
 source "$HERE/env.sh"
+# shellcheck source=scripts/lib/apt-install.sh
+source "$HERE/../lib/apt-install.sh"
 
 SMOKE=0
 for arg in "$@"; do
@@ -76,22 +78,8 @@ for p in "${PKGS[@]}"; do
 done
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
-  # No systemd here; a package's init script must not start its own daemon (the
-  # docker-registry one would grab :5000 with its own config). policy-rc.d exit 101
-  # tells invoke-rc.d "don't"; put one in place only for this install if none is there.
-  tmp_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-    chmod 755 /usr/sbin/policy-rc.d
-    tmp_policy=1
-  fi
   apt_rc=0
-  {
-    apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-      -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
-  } > "/tmp/shardlet-containerd-apt.log" 2>&1 || apt_rc=$?
-  [ "$tmp_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+  apt_install_without_daemons /tmp/shardlet-containerd-apt.log "${missing[@]}" || apt_rc=$?
   if [ "$apt_rc" != 0 ]; then
     tail -n 30 /tmp/shardlet-containerd-apt.log >&2
     fail "apt-get install of ${missing[*]} failed (full log: /tmp/shardlet-containerd-apt.log)"

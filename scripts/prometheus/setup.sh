@@ -12,6 +12,8 @@
 set -euo pipefail
 
 export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
+# shellcheck source=scripts/lib/apt-install.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../lib/apt-install.sh"
 LOG=/tmp/shardlet-prometheus-apt.log
 
 fail() {
@@ -35,21 +37,9 @@ if command -v promtool >/dev/null && command -v prometheus >/dev/null; then
   exit 0
 fi
 
-tmp_policy=0
-if [ ! -e /usr/sbin/policy-rc.d ]; then
-  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-  chmod 755 /usr/sbin/policy-rc.d
-  tmp_policy=1
-fi
 apt_rc=0
-{
-  apt-get update -q &&
-  # Another apt-get (the containerd setup) may hold dpkg's lock: wait for it.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    -o DPkg::Lock::Timeout=600 \
-    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold prometheus
-} > "$LOG" 2>&1 || apt_rc=$?
-[ "$tmp_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+# Another apt-get (the containerd setup) may hold dpkg's lock: the helper waits for it.
+apt_install_without_daemons "$LOG" prometheus || apt_rc=$?
 if [ "$apt_rc" != 0 ]; then
   tail -n 30 "$LOG" >&2
   fail "apt-get install prometheus failed (full log: $LOG)"
