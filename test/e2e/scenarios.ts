@@ -59,9 +59,11 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
     for (const file of ['init.yaml', 'edit.yaml', 'pinned.yaml', 'crash.yaml', 'hostnet.yaml', 'ok.yaml', 'bad.yaml', 'grace.yaml']) {
       rmSync(join(kubelet.manifestDir, file), { force: true });
     }
-    // Let shardlet take in the removals before it exits; what it leaves in the runtime
-    // (pods within their grace period) the next kubelet stops as orphans.
+    // Let shardlet stop and remove the pods before it exits (each has a short grace
+    // period: `sleep` as PID 1 ignores SIGTERM): a pod left in the runtime would run on
+    // after the suite.
     await waitUntil(async () => (await kubelet.pods()).length === 0, 60_000, 'pods removed').catch(() => undefined);
+    await waitUntil(async () => (await cri.listPodSandbox({})).items.every((sandbox) => !sandbox.metadata?.name.endsWith('-test-node')), 30_000, 'sandboxes removed').catch(() => undefined);
     await kubelet.stop();
     cri.close();
     rmSync(hostDir, { recursive: true, force: true });
@@ -71,6 +73,7 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
     write(
       'init.yaml',
       manifest('init', {
+        terminationGracePeriodSeconds: 2,
         initContainers: [{ name: 'prepare', image: runtime.image, command: ['sh', '-c', 'echo handed-over > /work/state'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }],
         containers: [
           { name: 'app', image: runtime.image, command: ['sh', '-c', 'test -f /work/state || exit 3; sleep 3600'], volumeMounts: [{ name: 'work', mountPath: '/work' }] },
@@ -191,6 +194,7 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
     write(
       'hostnet.yaml',
       manifest('hostnet', {
+        terminationGracePeriodSeconds: 2,
         hostNetwork: true,
         containers: [{ name: 'writer', image: runtime.image, command: ['sh', '-c', 'echo from-pod > /host/out; sleep 3600'], volumeMounts: [{ name: 'host', mountPath: '/host' }] }],
         volumes: [{ name: 'host', hostPath: { path: target, type: 'DirectoryOrCreate' } }],
@@ -209,7 +213,7 @@ export function standaloneScenarios(getRuntime: () => Promise<RuntimeUnderTest>,
   });
 
   test(`[${workers} workers] a malformed manifest is reported and skipped while other pods keep running`, async () => {
-    write('ok.yaml', manifest('ok', { containers: [{ name: 'main', image: runtime.image, command: ['sh', '-c', 'sleep 3600'] }] }));
+    write('ok.yaml', manifest('ok', { terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image: runtime.image, command: ['sh', '-c', 'sleep 3600'] }] }));
     write('bad.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n');
     await waitForPod('ok', isRunningAndReady, 'Running');
     const report = await waitUntil(
