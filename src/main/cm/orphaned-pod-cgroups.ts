@@ -11,17 +11,15 @@
 // leaves such a cgroup and names it once instead: a second kubelet on the host (the
 // simulated runtime's demo or bench on a real node, the tests' kubelets one after the
 // other) sees every real pod as one its runtime does not have, and must not kill them.
-import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { cgroupDirectory } from '../../shared/cm/cgroup-fs.js';
+import { cgroupMounts, removeCgroupTree } from '../../shared/cm/cgroup-fs.js';
 import { cgroupPath, qosCgroupName, type CgroupName } from '../../shared/cm/cgroup-name.js';
 import type { QOSClass } from '../../shared/qos.js';
 import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 
 const QOS_TIERS: QOSClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
-/** The hierarchy the pod cgroups are listed in (every v1 hierarchy has them all); v2 has only one. */
-const LISTING_CONTROLLER = 'memory';
 /** cgroupfs: pod<uid>; systemd: <tier>-pod<uid with '-' as '_'>.slice. */
 const CGROUPFS_POD = /^pod([0-9a-zA-Z-]+)$/;
 const SYSTEMD_POD = /-pod([0-9a-zA-Z_]+)\.slice$/;
@@ -65,19 +63,24 @@ export class OrphanedPodCgroups {
     return outcome;
   }
 
-  /** Every pod cgroup under the QoS tiers, by pod UID (upstream's GetAllPodsFromCgroups). */
+  /**
+   * Every pod cgroup under the QoS tiers, by pod UID (upstream's GetAllPodsFromCgroups),
+   * from every hierarchy: a removal cut short (the kubelet killed in the middle) or a
+   * runtime's leftovers can leave a pod's cgroup in some hierarchies only.
+   */
   async podCgroups(): Promise<Map<string, CgroupName>> {
     const { settings } = this;
     const found = new Map<string, CgroupName>();
     for (const qos of QOS_TIERS) {
       const tier = qosCgroupName(settings.root, qos);
-      const directory = this.directoryOf(cgroupPath(tier, settings.driver));
-      if (!directory) continue;
-      const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        if (!entry.isDirectory()) continue;
-        const uid = podUidOf(entry.name, settings.driver);
-        if (uid) found.set(uid, [...tier, `pod${uid}`]);
+      const tierPath = cgroupPath(tier, settings.driver);
+      for (const mount of cgroupMounts(settings.layout)) {
+        const entries = await readdir(join(mount, tierPath), { withFileTypes: true }).catch(() => []);
+        for (const entry of entries) {
+          if (!entry.isDirectory()) continue;
+          const uid = podUidOf(entry.name, settings.driver);
+          if (uid && !found.has(uid)) found.set(uid, [...tier, `pod${uid}`]);
+        }
       }
     }
     return found;
@@ -86,7 +89,7 @@ export class OrphanedPodCgroups {
   /** Removes an empty orphan's cgroup, its children first, from every hierarchy; one with processes stays. */
   private async destroy(uid: string, name: CgroupName): Promise<'removed' | 'busy' | 'failed'> {
     const path = cgroupPath(name, this.settings.driver);
-    const directories = [...new Set(Object.values(this.settings.layout.mounts))].map((mount) => join(mount, path));
+    const directories = cgroupMounts(this.settings.layout).map((mount) => join(mount, path));
     const pids = [...new Set((await Promise.all(directories.map(processesUnder))).flat())];
     if (pids.length > 0) {
       if (!this.busyReported.has(uid)) {
@@ -97,18 +100,12 @@ export class OrphanedPodCgroups {
     }
     this.logger.debug({ podUID: uid }, 'Orphaned pod found, removing pod cgroups');
     try {
-      await Promise.all(directories.map(removeTree));
+      await Promise.all(directories.map(removeCgroupTree));
       return 'removed';
     } catch (err) {
       this.logger.warn({ cgroup: path, err: (err as Error).message }, 'Failed to remove the cgroup of an orphaned pod; trying again later');
       return 'failed';
     }
-  }
-
-  private directoryOf(path: string): string | undefined {
-    const { layout } = this.settings;
-    if (layout.version === 'v2') return cgroupDirectory(layout, 'unified', path);
-    return cgroupDirectory(layout, LISTING_CONTROLLER, path) ?? cgroupDirectory(layout, Object.keys(layout.mounts)[0] ?? '', path);
   }
 }
 
@@ -125,17 +122,4 @@ async function processesUnder(directory: string): Promise<number[]> {
   const children = await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const child of children) if (child.isDirectory()) pids.push(...(await processesUnder(join(directory, child.name))));
   return pids;
-}
-
-/** rmdir of the cgroup after its children; a cgroup already gone is fine. */
-async function removeTree(directory: string): Promise<void> {
-  const children = await readdir(directory, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  });
-  if (!children) return;
-  for (const child of children) if (child.isDirectory()) await removeTree(join(directory, child.name));
-  await rmdir(directory).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
 }

@@ -4,7 +4,7 @@
 // hierarchy that enforces one, and removes it from every hierarchy. Both the main
 // thread (the kubepods and QoS tiers) and the shards (pod cgroups) use it; all of it
 // is asynchronous, so a slow cgroupfs never stalls a thread's other work.
-import { access, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cpuSharesToWeight } from './cpu-shares.js';
 import type { CgroupLimits } from './pod-cgroup-config.js';
@@ -15,6 +15,12 @@ export interface CgroupLayout {
   version: CgroupVersion;
   /** v1: controller → mount point, for every mounted v1 hierarchy; v2: `unified` → the mount point. */
   mounts: Record<string, string>;
+  /**
+   * v1 next to an empty v2 mount (hybrid): that mount. The kubelet sets nothing there,
+   * but runc nests each container's cgroup under the pod's path in it too, so a pod's
+   * cgroup is removed from it as well.
+   */
+  hybridUnified?: string;
   /** For the start-up log: "v2", "v1" or "hybrid (v1 controllers, v2 at …)". */
   description: string;
 }
@@ -52,8 +58,8 @@ export async function detectCgroupLayout(mountinfoPath: string = MOUNTINFO): Pro
     if (!v2) throw new Error('no cgroup filesystem is mounted (neither cgroup v1 nor v2 in /proc/self/mountinfo)');
     return { version: 'v2', mounts: { [UNIFIED]: v2 }, description: 'v2' };
   }
-  const description = v2 ? `hybrid (v1 controllers, v2 at ${v2} without them)` : 'v1';
-  return { version: 'v1', mounts: v1, description };
+  if (!v2) return { version: 'v1', mounts: v1, description: 'v1' };
+  return { version: 'v1', mounts: v1, hybridUnified: v2, description: `hybrid (v1 controllers, v2 at ${v2} without them)` };
 }
 
 /** Creates the cgroup `path` (below each mount point) where it is missing and writes its limits. */
@@ -68,15 +74,38 @@ export async function ensureCgroup(layout: CgroupLayout, path: string, limits: C
   }));
 }
 
-/** Removes the cgroup from every hierarchy; a cgroup already gone is not an error. */
+/** Every mount point a cgroup of the kubelet's may stand under: each v1 hierarchy once, the hybrid v2 mount, or the v2 tree. */
+export function cgroupMounts(layout: CgroupLayout): string[] {
+  const mounts = new Set(Object.values(layout.mounts));
+  if (layout.hybridUnified) mounts.add(layout.hybridUnified);
+  return [...mounts];
+}
+
+/**
+ * Removes the cgroup, with the empty cgroups the runtime left below it, from every
+ * hierarchy. Each hierarchy is tried even when another refuses (a cgroup with
+ * processes in it), so what is left stands everywhere and the next attempt, or the
+ * orphan cleanup, finds it; a cgroup already gone is not an error.
+ */
 export async function removeCgroup(layout: CgroupLayout, path: string): Promise<void> {
-  await Promise.all(Object.values(unique(layout.mounts)).map(async (mount) => {
-    try {
-      await rmdir(join(mount, path));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }));
+  // Never a hierarchy's root: that would take every empty cgroup on the host with it.
+  if (path.split('/').every((part) => part === '')) throw new Error(`refusing to remove the root of the cgroup hierarchies (path '${path}')`);
+  const results = await Promise.allSettled(cgroupMounts(layout).map((mount) => removeCgroupTree(join(mount, path))));
+  const refused = results.find((result) => result.status === 'rejected');
+  if (refused) throw refused.reason;
+}
+
+/** rmdir of a cgroup directory after the cgroups below it; one already gone is fine. */
+export async function removeCgroupTree(directory: string): Promise<void> {
+  const children = await readdir(directory, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!children) return;
+  for (const child of children) if (child.isDirectory()) await removeCgroupTree(join(directory, child.name));
+  await rmdir(directory).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
 }
 
 /** The directory of the cgroup in one controller's hierarchy (v2: the one unified tree). */

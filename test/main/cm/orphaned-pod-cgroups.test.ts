@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { OrphanedPodCgroups, podUidOf } from '../../../src/main/cm/orphaned-pod-cgroups.js';
-import { cgroupDirectory, detectCgroupLayout, ensureCgroup, removeCgroup } from '../../../src/shared/cm/cgroup-fs.js';
+import { cgroupDirectory, cgroupMounts, detectCgroupLayout, ensureCgroup, removeCgroup } from '../../../src/shared/cm/cgroup-fs.js';
 import { cgroupPath, cgroupRootName, podCgroupName, qosCgroupName, type CgroupDriver } from '../../../src/shared/cm/cgroup-name.js';
 import type { PodCgroupSettings } from '../../../src/shared/shard-protocol.js';
 
@@ -66,3 +66,37 @@ for (const driver of ['cgroupfs', 'systemd'] as CgroupDriver[]) {
     }
   });
 }
+
+test('a pod cgroup left in some hierarchies only (a removal cut short, a runtime leftover in the hybrid v2 mount) is found and removed from all', async () => {
+  const layout = await detectCgroupLayout();
+  const driver: CgroupDriver = 'cgroupfs';
+  const settings: PodCgroupSettings = { layout, driver, root: cgroupRootName(`/shardlet-orphan-partial-${process.pid}`) };
+  const tier = cgroupPath(qosCgroupName(settings.root, 'BestEffort'), driver);
+  const podPath = cgroupPath(podCgroupName(settings.root, 'BestEffort', 'half-gone'), driver);
+  const mounts = cgroupMounts(layout);
+  const last = mounts.at(-1)!;
+  try {
+    await ensureCgroup(layout, tier, {});
+    // Left only in the last hierarchy (on this hybrid host: the v2 mount, where runc nests
+    // its containers' cgroups), with an empty cgroup of a container below it.
+    for (const mount of mounts) await mkdir(join(mount, tier), { recursive: true });
+    await mkdir(join(last, podPath, 'leftover-container'), { recursive: true });
+    const cleaner = new OrphanedPodCgroups(settings, pino({ level: 'silent' }));
+    assert.deepEqual([...(await cleaner.podCgroups()).keys()], ['half-gone']);
+    assert.deepEqual(await cleaner.cleanup(() => false), { removed: ['half-gone'], busy: [], failed: [] });
+    assert.ok(!existsSync(join(last, podPath)), `gone from ${last}`);
+    // A pod's own removal takes the runtime's empty leftovers below it in every hierarchy too.
+    await ensureCgroup(layout, podPath, {});
+    await mkdir(join(last, podPath, 'leftover-container'), { recursive: true });
+    await removeCgroup(layout, podPath);
+    for (const mount of mounts) assert.ok(!existsSync(join(mount, podPath)), `removed from ${mount}`);
+  } finally {
+    // The test's own root, with everything below it (all empty by now).
+    await removeCgroup(layout, cgroupPath(settings.root.slice(0, 1), driver)).catch(() => undefined);
+  }
+});
+
+test('removeCgroup refuses the root of the hierarchies', async () => {
+  const layout = await detectCgroupLayout();
+  for (const path of ['', '/', '//']) await assert.rejects(removeCgroup(layout, path), /refusing to remove the root/);
+});
