@@ -20,6 +20,14 @@ import type { QOSClass } from '../../shared/qos.js';
 import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 
 const QOS_TIERS: QOSClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
+/** The hierarchy most passes list (v1: every pod cgroup the kubelet made is in it; v2 has one tree). */
+const LISTING_CONTROLLER = 'memory';
+/**
+ * Every this many passes (a minute at housekeeping's 2 s) the listing covers every
+ * hierarchy: 5 ms of the main thread at 500 pods on a host with ten, against 1 ms for
+ * the one.
+ */
+const EVERY_HIERARCHY_EVERY_PASSES = 30;
 /** cgroupfs: pod<uid>; systemd: <tier>-pod<uid with '-' as '_'>.slice. */
 const CGROUPFS_POD = /^pod([0-9a-zA-Z-]+)$/;
 const SYSTEMD_POD = /-pod([0-9a-zA-Z_]+)\.slice$/;
@@ -34,6 +42,7 @@ export interface OrphanCleanupOutcome {
 
 export class OrphanedPodCgroups {
   private running = false;
+  private passes = 0;
   /** Busy orphans already named: one warning per pod, not one per pass. */
   private readonly busyReported = new Set<string>();
 
@@ -48,7 +57,7 @@ export class OrphanedPodCgroups {
     if (this.running) return outcome;
     this.running = true;
     try {
-      const cgroups = await this.podCgroups();
+      const cgroups = await this.podCgroups(this.passes++ % EVERY_HIERARCHY_EVERY_PASSES === 0);
       for (const [uid, name] of cgroups) {
         if (isKnown(uid)) continue;
         outcome[await this.destroy(uid, name)].push(uid);
@@ -65,16 +74,19 @@ export class OrphanedPodCgroups {
 
   /**
    * Every pod cgroup under the QoS tiers, by pod UID (upstream's GetAllPodsFromCgroups),
-   * from every hierarchy: a removal cut short (the kubelet killed in the middle) or a
-   * runtime's leftovers can leave a pod's cgroup in some hierarchies only.
+   * from the listing hierarchy or from every one: a removal cut short (the kubelet
+   * killed in the middle) or a runtime's leftovers can leave a pod's cgroup in some
+   * hierarchies only.
    */
-  async podCgroups(): Promise<Map<string, CgroupName>> {
+  async podCgroups(everyHierarchy = true): Promise<Map<string, CgroupName>> {
     const { settings } = this;
+    const { layout } = settings;
+    const listed = layout.version === 'v1' && !everyHierarchy ? [layout.mounts[LISTING_CONTROLLER] ?? cgroupMounts(layout)[0]!] : cgroupMounts(layout);
     const found = new Map<string, CgroupName>();
     for (const qos of QOS_TIERS) {
       const tier = qosCgroupName(settings.root, qos);
       const tierPath = cgroupPath(tier, settings.driver);
-      for (const mount of cgroupMounts(settings.layout)) {
+      for (const mount of listed) {
         const entries = await readdir(join(mount, tierPath), { withFileTypes: true }).catch(() => []);
         for (const entry of entries) {
           if (!entry.isDirectory()) continue;
