@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { StartupRecord } from '../src/main/status/startup-tracker.js';
 import type { Pod } from '../src/shared/types.js';
 import { freePort } from '../src/tools/free-port.js';
+import { detectCgroupLayout, removeCgroup } from '../src/shared/cm/cgroup-fs.js';
 import { BENCH_NODE_NAME } from './bench-pods.js';
 import type { CriCallsByMethod } from './bench-runtime.js';
 import type { ImagePulls } from './scenarios.js';
@@ -48,6 +49,7 @@ export class ShardletProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly port: number,
+    private readonly cgroupRoot: string,
   ) {
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
@@ -64,7 +66,11 @@ export class ShardletProcess {
     mkdirSync(podLogsDir, { recursive: true });
     // Standalone runs have no client for webhook authn/authz (a config file's defaults): off, as upstream's standalone guide sets them.
     const standaloneAuth = launch.kubeconfig ? {} : { authentication: { webhook: { enabled: false } }, authorization: { mode: 'AlwaysAllow' } };
-    writeFileSync(configPath, JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir, ...standaloneAuth }));
+    // Each run's pod cgroups under a root of its own, removed when the run ends: the
+    // simulated pods a run leaves behind would otherwise be the next run's orphans, and
+    // their removal its cost.
+    const cgroupRoot = `/shardlet-bench-${process.pid}-${port}`;
+    writeFileSync(configPath, JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir, cgroupRoot, ...standaloneAuth }));
     const apiPort = await freePort();
     const pulls = launch.imagePulls.serialize
       ? ['--serialize-image-pulls=true']
@@ -91,7 +97,7 @@ export class ShardletProcess {
       // Its JSON logs are part of what it costs, but nobody reads them here.
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    const shardlet = new ShardletProcess(child, port);
+    const shardlet = new ShardletProcess(child, port, cgroupRoot);
     try {
       await shardlet.waitHealthy();
     } catch (err) {
@@ -147,11 +153,22 @@ export class ShardletProcess {
 
   /** SIGTERM, then SIGKILL if it has not exited within the grace period. */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.kill('SIGTERM');
-    const killTimer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS);
-    await this.exited;
-    clearTimeout(killTimer);
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      const killTimer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS);
+      await this.exited;
+      clearTimeout(killTimer);
+    }
+    await this.removeCgroups();
+  }
+
+  /** The run's cgroup tree, from every hierarchy; one a real runtime still runs processes in stays. */
+  private async removeCgroups(): Promise<void> {
+    try {
+      await removeCgroup(await detectCgroupLayout(), this.cgroupRoot);
+    } catch {
+      // Not root, no cgroup filesystem, or processes still in it: nothing the run's figures depend on.
+    }
   }
 
   private async waitHealthy(): Promise<void> {
