@@ -72,6 +72,8 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
       kubeconfig: api?.nodeKubeconfig,
     });
     teardown.push(() => shardlet.stop());
+    // Last of all: on containerd the pods (and their processes) leave the run's cgroups only when the runtime closes.
+    teardown.unshift(() => shardlet.removeCgroups());
     await api?.waitForKubelet(() => shardlet.assertRunning());
     const run: RunUnderTest = { spec, shardlet, runtime, api, submitter: api?.submitter ?? staticSubmitter(manifestDir!), progress };
     if (spec.probes && spec.probes.readiness !== 'none') {

@@ -162,8 +162,11 @@ export class ShardletProcess {
     await this.removeCgroups();
   }
 
-  /** The run's cgroup tree, from every hierarchy; one a real runtime still runs processes in stays. */
-  private async removeCgroups(): Promise<void> {
+  /**
+   * The run's cgroup tree, from every hierarchy; one a real runtime still runs processes
+   * in stays (the run's teardown calls this again once containerd's pods are removed).
+   */
+  async removeCgroups(): Promise<void> {
     try {
       await removeCgroup(await detectCgroupLayout(), this.cgroupRoot);
     } catch {
