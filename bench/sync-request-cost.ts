@@ -14,11 +14,11 @@ import { deserialize, serialize } from 'node:v8';
 import { pino } from 'pino';
 import { PullCoordinator } from '../src/main/images/pull-coordinator.js';
 import { ShardRequests } from '../src/main/shards/shard-requests.js';
-import { CriCallCounts } from '../src/shared/cri/call-counts.js';
 import { applyStaticPodDefaults } from '../src/shared/manifest/static-pod.js';
-import type { ShardSettings, ShardTask, SyncPodRequest } from '../src/shared/shard-protocol.js';
+import type { ShardTask, SyncPodRequest } from '../src/shared/shard-protocol.js';
 import { FILE_SOURCE, type Pod } from '../src/shared/types.js';
 import { startSimRuntime } from '../src/simruntime/server.js';
+import { inProcessShardSettings } from '../src/tools/in-process-shard-settings.js';
 import { Shard } from '../src/workers/shard.js';
 import { BENCH_NODE_NAME, benchPod, podManifest } from './bench-pods.js';
 
@@ -42,21 +42,7 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'shardlet-request-cost-'));
   const logger = pino({ level: 'silent' });
   const sim = await startSimRuntime({ socketPath: join(workDir, 'sim.sock'), latency: { scale: 0 }, preloadImages: [IMAGE] });
-  const settings: ShardSettings = {
-    runtimeEndpoint: sim.endpoint,
-    imageEndpoint: sim.endpoint,
-    runtimeRequestTimeoutMs: 10_000,
-    nodeName: BENCH_NODE_NAME,
-    hostIP: '10.0.0.1',
-    rootDir: join(workDir, 'root'),
-    podLogsDir: join(workDir, 'logs'),
-    podPidsLimit: -1,
-    clusterDNS: [],
-    clusterDomain: 'cluster.local',
-    resolvConf: '',
-    logLevel: 'silent',
-    criCallCounts: new CriCallCounts().buffer,
-  };
+  const settings = inProcessShardSettings(sim.endpoint, workDir, { nodeName: BENCH_NODE_NAME });
   const shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
   try {
     // The bench's pod with an init container, as the file source hands it on.

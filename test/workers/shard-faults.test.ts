@@ -12,7 +12,7 @@ import { PullCoordinator } from '../../src/main/images/pull-coordinator.js';
 import type { SyncPodRequest, SyncPodResult } from '../../src/shared/shard-protocol.js';
 import type { Pod } from '../../src/shared/types.js';
 import { Shard } from '../../src/workers/shard.js';
-import { testShardSettings } from '../helpers/shard-settings.js';
+import { inProcessShardSettings } from '../../src/tools/in-process-shard-settings.js';
 import { startHarness, type SimHarness } from '../simruntime/harness.js';
 
 const IMAGE = 'registry.local/app:1.0';
@@ -24,7 +24,7 @@ let workDir: string;
 before(async () => {
   harness = await startHarness({ scale: 0 }, { preloadImages: [IMAGE] });
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-faults-'));
-  const settings = testShardSettings(harness.sim.endpoint, workDir, { runtimeRequestTimeoutMs: 1_000 });
+  const settings = inProcessShardSettings(harness.sim.endpoint, workDir, { runtimeRequestTimeoutMs: 1_000 });
   shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
 });
 

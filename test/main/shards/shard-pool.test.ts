@@ -13,7 +13,7 @@ import { PullCoordinator } from '../../../src/main/images/pull-coordinator.js';
 import { ShardPool } from '../../../src/main/shards/shard-pool.js';
 import type { Pod } from '../../../src/shared/types.js';
 import type { RelistResult } from '../../../src/shared/shard-protocol.js';
-import { testShardSettings } from '../../helpers/shard-settings.js';
+import { inProcessShardSettings } from '../../../src/tools/in-process-shard-settings.js';
 import { startHarness, type SimHarness } from '../../simruntime/harness.js';
 import { waitUntil } from '../../helpers/kubelet-process.js';
 
@@ -31,7 +31,7 @@ before(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-pool-'));
   pool = new ShardPool({
     workers: 2,
-    settings: testShardSettings(harness.sim.endpoint, workDir),
+    settings: inProcessShardSettings(harness.sim.endpoint, workDir),
     pulls: new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }),
     logger,
     onShardReplaced: (index) => replaced.push(index),

@@ -13,7 +13,7 @@ import { RuntimeEventsFlag } from '../../../src/shared/pleg/runtime-events-flag.
 import type { Pod } from '../../../src/shared/types.js';
 import { INIT_CONTAINER_RECHECK_MS } from '../../../src/workers/kuberuntime/sync-pod.js';
 import { Shard } from '../../../src/workers/shard.js';
-import { testShardSettings } from '../../helpers/shard-settings.js';
+import { inProcessShardSettings } from '../../../src/tools/in-process-shard-settings.js';
 import { startHarness, type SimHarness } from '../../simruntime/harness.js';
 
 const IMAGE = 'registry.local/app:1.0';
@@ -26,7 +26,7 @@ let workDir: string;
 before(async () => {
   harness = await startHarness({ scale: 0 }, { preloadImages: [IMAGE] });
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-init-recheck-'));
-  const settings = testShardSettings(harness.sim.endpoint, workDir, { runtimeEventsLive: eventsFlag.buffer });
+  const settings = inProcessShardSettings(harness.sim.endpoint, workDir, { runtimeEventsLive: eventsFlag.buffer });
   shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
 });
 

@@ -12,7 +12,7 @@ import { PullCoordinator } from '../../../src/main/images/pull-coordinator.js';
 import type { Pod } from '../../../src/shared/types.js';
 import { Shard } from '../../../src/workers/shard.js';
 import { PodPathsMade } from '../../../src/workers/volumes/pod-paths-made.js';
-import { testShardSettings } from '../../helpers/shard-settings.js';
+import { inProcessShardSettings } from '../../../src/tools/in-process-shard-settings.js';
 import { startHarness, type SimHarness } from '../../simruntime/harness.js';
 
 const IMAGE = 'registry.local/app:1.0';
@@ -31,7 +31,7 @@ after(async () => {
 });
 
 test('a pod started again with the same UID after its terminated sync removed its directories gets them made afresh', async () => {
-  const settings = testShardSettings(harness.sim.endpoint, workDir);
+  const settings = inProcessShardSettings(harness.sim.endpoint, workDir);
   const shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
   const pod: Pod = {
     metadata: { uid: 'again', name: 'again', namespace: 'default' },

@@ -1,10 +1,11 @@
-// ShardSettings for tests that run shards in this process against a runtime socket,
-// with the pod and log directories under a temporary work directory.
+// Dev tooling shared by tests and the bench: ShardSettings for a shard run in this
+// process against a runtime socket, with the pod and log directories under a work
+// directory.
 import { join } from 'node:path';
-import { CriCallCounts } from '../../src/shared/cri/call-counts.js';
-import type { ShardSettings } from '../../src/shared/shard-protocol.js';
+import { CriCallCounts } from '../shared/cri/call-counts.js';
+import type { ShardSettings } from '../shared/shard-protocol.js';
 
-export function testShardSettings(endpoint: string, workDir: string, overrides: Partial<ShardSettings> = {}): ShardSettings {
+export function inProcessShardSettings(endpoint: string, workDir: string, overrides: Partial<ShardSettings> = {}): ShardSettings {
   return {
     runtimeEndpoint: endpoint,
     imageEndpoint: endpoint,
