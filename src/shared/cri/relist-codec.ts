@@ -5,7 +5,7 @@
 // which at 500 pods is most of shardlet's steady-state CPU. This reads the wire
 // format directly, keeps the few fields the relist uses and skips the rest
 // (annotations above all) without building them. Field numbers are runtime.v1's.
-import protobuf from 'protobufjs/minimal.js';
+import { newReader, readStringMapEntry, WIRE_LENGTH_DELIMITED, WIRE_VARINT, type Reader } from './codec/wire.js';
 import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../labels.js';
 import type { RuntimeObjectState } from '../shard-protocol.js';
 
@@ -24,14 +24,10 @@ export interface RelistContainer {
   podUid: string;
 }
 
-const WIRE_VARINT = 0;
-const WIRE_LENGTH_DELIMITED = 2;
 /** runtime.v1 ContainerState values, in enum order. */
 const CONTAINER_STATES: RuntimeObjectState[] = ['created', 'running', 'exited', 'unknown'];
 /** runtime.v1 PodSandboxState.SANDBOX_READY. */
 const SANDBOX_READY = 0;
-
-type Reader = protobuf.Reader;
 
 /** ListPodSandboxResponse: `repeated PodSandbox items = 1`. */
 export function decodeSandboxList(buffer: Buffer): RelistSandbox[] {
@@ -44,7 +40,7 @@ export function decodeContainerList(buffer: Buffer): RelistContainer[] {
 }
 
 function decodeRepeated<T>(buffer: Buffer, decodeItem: (reader: Reader, end: number) => T): T[] {
-  const reader = protobuf.Reader.create(buffer);
+  const reader = newReader(buffer);
   const items: T[] = [];
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
@@ -68,7 +64,7 @@ function decodeSandbox(reader: Reader, end: number): RelistSandbox {
     if (field === 1 && (tag & 7) === WIRE_LENGTH_DELIMITED) sandbox.id = reader.string();
     else if (field === 2 && (tag & 7) === WIRE_LENGTH_DELIMITED) decodeSandboxMetadata(reader, sandbox);
     else if (field === 3 && (tag & 7) === WIRE_VARINT) sandbox.ready = reader.int32() === SANDBOX_READY;
-    else if (field === 5 && (tag & 7) === WIRE_LENGTH_DELIMITED) readWantedLabel(reader, labels);
+    else if (field === 5 && (tag & 7) === WIRE_LENGTH_DELIMITED) readStringMapEntry(reader, labels, isWantedLabel);
     else reader.skipType(tag & 7);
   }
   sandbox.podUid = labels[POD_UID_LABEL] ?? sandbox.podUid;
@@ -98,7 +94,7 @@ function decodeContainer(reader: Reader, end: number): RelistContainer {
     const field = tag >>> 3;
     if (field === 1 && (tag & 7) === WIRE_LENGTH_DELIMITED) container.id = reader.string();
     else if (field === 6 && (tag & 7) === WIRE_VARINT) container.state = CONTAINER_STATES[reader.int32()] ?? 'unknown';
-    else if (field === 8 && (tag & 7) === WIRE_LENGTH_DELIMITED) readWantedLabel(reader, labels);
+    else if (field === 8 && (tag & 7) === WIRE_LENGTH_DELIMITED) readStringMapEntry(reader, labels, isWantedLabel);
     else reader.skipType(tag & 7);
   }
   container.podUid = labels[POD_UID_LABEL] ?? '';
@@ -107,17 +103,7 @@ function decodeContainer(reader: Reader, end: number): RelistContainer {
 
 const WANTED_LABELS = new Set([POD_UID_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL]);
 
-/** One map entry (key = 1, value = 2, in either order); kept only when the key is a pod label the relist uses. */
-function readWantedLabel(reader: Reader, labels: Record<string, string>): void {
-  const end = reader.uint32() + reader.pos;
-  let key = '';
-  let value = '';
-  while (reader.pos < end) {
-    const tag = reader.uint32();
-    const field = tag >>> 3;
-    if (field === 1 && (tag & 7) === WIRE_LENGTH_DELIMITED) key = reader.string();
-    else if (field === 2 && (tag & 7) === WIRE_LENGTH_DELIMITED) value = reader.string();
-    else reader.skipType(tag & 7);
-  }
-  if (WANTED_LABELS.has(key)) labels[key] = value;
+/** The pod labels the relist uses; the other labels are read past. */
+function isWantedLabel(key: string): boolean {
+  return WANTED_LABELS.has(key);
 }

@@ -4,7 +4,7 @@
 // only which pod, which object and what happened, so this reads the wire format
 // directly and skips the rest without building it, as relist-codec.ts does for the
 // relist's lists. Field numbers are runtime.v1's.
-import protobuf from 'protobufjs/minimal.js';
+import { newReader, readStringMapEntry, WIRE_LENGTH_DELIMITED, WIRE_VARINT, type Reader } from '../cri/codec/wire.js';
 import type * as cri from '../cri/types.js';
 import { POD_UID_LABEL } from '../labels.js';
 
@@ -19,16 +19,12 @@ export interface PlegContainerEvent {
   podUid: string;
 }
 
-const WIRE_VARINT = 0;
-const WIRE_LENGTH_DELIMITED = 2;
 /** runtime.v1 ContainerEventType values, in enum order. */
 const EVENT_TYPES: ContainerEventType[] = ['CONTAINER_CREATED_EVENT', 'CONTAINER_STARTED_EVENT', 'CONTAINER_STOPPED_EVENT', 'CONTAINER_DELETED_EVENT'];
 
-type Reader = protobuf.Reader;
-
 /** ContainerEventResponse: container_id = 1, container_event_type = 2, pod_sandbox_status = 4; the rest skipped. */
 export function decodeContainerEvent(buffer: Buffer): PlegContainerEvent {
-  const reader = protobuf.Reader.create(buffer);
+  const reader = newReader(buffer);
   // proto3: an absent enum is its first value.
   const event: PlegContainerEvent = { id: '', type: EVENT_TYPES[0], podUid: '' };
   while (reader.pos < reader.len) {
@@ -46,15 +42,15 @@ export function decodeContainerEvent(buffer: Buffer): PlegContainerEvent {
 function readSandboxPodUid(reader: Reader): string {
   const end = reader.uint32() + reader.pos;
   let metadataUid = '';
-  let labelUid: string | undefined;
+  const labels: Record<string, string> = {};
   while (reader.pos < end) {
     const tag = reader.uint32();
     const field = tag >>> 3;
     if (field === 2 && (tag & 7) === WIRE_LENGTH_DELIMITED) metadataUid = readMetadataUid(reader);
-    else if (field === 7 && (tag & 7) === WIRE_LENGTH_DELIMITED) labelUid = readPodUidLabel(reader) ?? labelUid;
+    else if (field === 7 && (tag & 7) === WIRE_LENGTH_DELIMITED) readStringMapEntry(reader, labels, isPodUidLabel);
     else reader.skipType(tag & 7);
   }
-  return labelUid || metadataUid;
+  return labels[POD_UID_LABEL] || metadataUid;
 }
 
 /** PodSandboxMetadata: uid = 2. */
@@ -69,17 +65,6 @@ function readMetadataUid(reader: Reader): string {
   return uid;
 }
 
-/** One labels map entry (key = 1, value = 2, either order): its value when the key is the pod UID label. */
-function readPodUidLabel(reader: Reader): string | undefined {
-  const end = reader.uint32() + reader.pos;
-  let key = '';
-  let value = '';
-  while (reader.pos < end) {
-    const tag = reader.uint32();
-    const field = tag >>> 3;
-    if (field === 1 && (tag & 7) === WIRE_LENGTH_DELIMITED) key = reader.string();
-    else if (field === 2 && (tag & 7) === WIRE_LENGTH_DELIMITED) value = reader.string();
-    else reader.skipType(tag & 7);
-  }
-  return key === POD_UID_LABEL ? value : undefined;
+function isPodUidLabel(key: string): boolean {
+  return key === POD_UID_LABEL;
 }

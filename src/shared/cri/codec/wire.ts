@@ -129,8 +129,11 @@ export function endOfField(r: Reader): number {
   return r.uint32() + r.pos;
 }
 
-/** One map<string, string> entry (key = 1, value = 2, in either order) into `map`. */
-export function readStringMapEntry(r: Reader, map: Record<string, string>): void {
+/**
+ * One map<string, string> entry (key = 1, value = 2, in either order) into `map`;
+ * with `keep`, only an entry whose key it accepts (the rest are read past, not stored).
+ */
+export function readStringMapEntry(r: Reader, map: Record<string, string>, keep?: (key: string) => boolean): void {
   const end = endOfField(r);
   let key = '';
   let value = '';
@@ -140,7 +143,7 @@ export function readStringMapEntry(r: Reader, map: Record<string, string>): void
     else if (t === tag(2, WIRE_LENGTH_DELIMITED)) value = r.string();
     else r.skipType(t & 7);
   }
-  map[key] = value;
+  if (!keep || keep(key)) map[key] = value;
 }
 
 /** An int64 as proto-loader's `longs: Number` gives it (LongBits.toNumber, so the rounding above 2^53 is the same). */
