@@ -5,6 +5,7 @@
 // its stdin first (the tools are set up to exit on that, which also covers
 // shardlet dying without a word) and then by signals to its group.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { finishedWithin } from '../../shared/finished-within.js';
 
 /** How long a stopped child's group gets between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2_000;
@@ -124,21 +125,11 @@ export class GroupChild {
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     if (this.done) return;
     this.child.stdin!.end();
-    if (await exitsWithin(this.exited, graceMs)) return;
+    if (await finishedWithin(this.exited, graceMs)) return;
     signalGroup(this.child, 'SIGTERM');
-    if (await exitsWithin(this.exited, graceMs)) return;
+    if (await finishedWithin(this.exited, graceMs)) return;
     signalGroup(this.child, 'SIGKILL');
     await this.exited;
-  }
-}
-
-async function exitsWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([exited.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

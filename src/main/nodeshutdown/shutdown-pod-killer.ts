@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { podRef } from '../../shared/pod-kinds.js';
 import type { Pod } from '../../shared/types.js';
+import { finishedWithin } from '../../shared/finished-within.js';
 import { podGracePeriodSeconds, type PodShutdownGroup } from './shutdown-groups.js';
 
 const MS_PER_SECOND = 1_000;
@@ -53,16 +54,5 @@ export class ShutdownPodKiller {
 
   private finishOf(uid: string): Promise<void> {
     return new Promise((resolve) => this.waitersByUid.set(uid, resolve));
-  }
-}
-
-/** True when `work` settled within `ms`; false when the time ran out first. */
-async function finishedWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([work.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }
