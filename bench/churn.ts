@@ -11,13 +11,17 @@ import { settledLeaks } from './churn-leaks.js';
 import { removeStaticPod, staticPodKey, staticSubmitter } from './pod-submitters.js';
 import { processCpuSeconds, processMemory } from './proc-stats.js';
 import type { StepProgress } from './progress.js';
-import type { ChurnMeasurement, ChurnSample, ChurnWindow } from './results.js';
+import type { HeapFigures, ThreadHeapReport } from '../src/shared/thread-heap.js';
+import type { ChurnHeapSample, ChurnMeasurement, ChurnMemoryPart, ChurnSample, ChurnWindow, HeapMiB } from './results.js';
 import type { RunSpec } from './scenarios.js';
 import type { ShardletProcess } from './shardlet-process.js';
 import { countsDelta, summarize } from './stats.js';
 
 /** RSS, CPU and start records are read this often. */
 const SAMPLE_PERIOD_MS = 1_000;
+/** Each isolate's heap is read this often: a round trip to every thread, kept rare beside the starts it could delay. */
+const HEAP_SAMPLE_PERIOD_MS = 5_000;
+const BYTES_PER_MIB = 1024 * 1024;
 /** The churn window is cut into this many windows for the p99 over time (a minute each at 10 minutes). */
 const WINDOW_COUNT = 10;
 /** The first part of the window, while allocations and JIT settle: left out of growth and stability. */
@@ -98,8 +102,9 @@ export async function measureChurn(run: ChurnRun): Promise<ChurnMeasurement> {
   const settled = await leaksAfter(run, state);
   const windows = churnWindows(state.starts, churned.startedMs, seconds * 1000);
   const warmupSeconds = seconds * WARMUP_FRACTION;
-  const rssAfterWarmupMiB = meanRss(churned.samples, warmupSeconds, warmupSeconds + seconds * RSS_LEVEL_FRACTION);
-  const rssEndMiB = meanRss(churned.samples, seconds * (1 - RSS_LEVEL_FRACTION), Infinity);
+  const levels = levelWindows(seconds);
+  const rssAfterWarmupMiB = meanOf(churned.samples, (sample) => sample.rssMiB, levels.afterWarmup);
+  const rssEndMiB = meanOf(churned.samples, (sample) => sample.rssMiB, levels.end);
   const afterWarmup = windows.filter((window) => window.fromS >= warmupSeconds - 1e-9 && window.started > 0);
   return {
     seconds: churned.seconds,
@@ -115,6 +120,8 @@ export async function measureChurn(run: ChurnRun): Promise<ChurnMeasurement> {
     rssGrowthPercent: (rssEndMiB / rssAfterWarmupMiB - 1) * 100,
     p99WorstOverMedian: worstOverMedian(afterWarmup.map((window) => window.latency.p99Ms)),
     samples: churned.samples,
+    heapSamples: churned.heapSamples,
+    memoryParts: memoryParts(churned.heapSamples, levels),
     cpuPercentOfCore: (churned.cpuSeconds / churned.seconds) * 100,
     criCalls: churned.criCalls,
     settleSeconds: settled.settleSeconds,
@@ -129,11 +136,13 @@ async function churnWindow(run: ChurnRun, state: ChurnState) {
   const windowMs = seconds * 1000;
   const stepMs = 1000 / perSecond;
   const samples: ChurnSample[] = [];
+  const heapSamples: ChurnHeapSample[] = [];
   const criBefore = await run.criCalls();
   const cpuBefore = processCpuSeconds(pid);
   const startedMs = Date.now();
   let steps = 0;
   let nextSampleMs = startedMs;
+  let nextHeapSampleMs = startedMs;
   for (let elapsedMs = 0; elapsedMs < windowMs; elapsedMs = Date.now() - startedMs) {
     // Steps are due at fixed times, so a slow write or poll is caught up, not dropped.
     for (; steps * stepMs <= elapsedMs; steps++) await state.step();
@@ -144,13 +153,18 @@ async function churnWindow(run: ChurnRun, state: ChurnState) {
       run.progress.update(Math.floor(elapsedMs / 1000), seconds, `s churn, ${state.created} created, ${state.deleted} deleted`);
       nextSampleMs += SAMPLE_PERIOD_MS;
     }
+    if (Date.now() >= nextHeapSampleMs) {
+      const heaps = await run.shardlet.threadHeaps();
+      if (heaps) heapSamples.push(heapSample((Date.now() - startedMs) / 1000, heaps));
+      nextHeapSampleMs += HEAP_SAMPLE_PERIOD_MS;
+    }
     const untilNext = Math.min(startedMs + steps * stepMs, nextSampleMs, startedMs + windowMs) - Date.now();
     await sleep(Math.max(untilNext, 0));
   }
   const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
   const criAfter = await run.criCalls();
   const criCalls = criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined;
-  return { startedMs, seconds: (Date.now() - startedMs) / 1000, cpuSeconds, criCalls, samples };
+  return { startedMs, seconds: (Date.now() - startedMs) / 1000, cpuSeconds, criCalls, samples, heapSamples };
 }
 
 /** Lets the last pods created run (their starts count), then reads the settled leak counts. */
@@ -184,12 +198,54 @@ function churnWindows(starts: TimedStart[], startedMs: number, windowMs: number)
   });
 }
 
-/** Mean RSS of the samples taken in [fromS, toS); the closest sample when none was. */
-function meanRss(samples: ChurnSample[], fromS: number, toS: number): number {
+interface LevelWindows {
+  afterWarmup: [number, number];
+  end: [number, number];
+}
+
+/** Where memory levels are read: the tenth of the window right after warm-up, and the last tenth. */
+function levelWindows(seconds: number): LevelWindows {
+  const warmupSeconds = seconds * WARMUP_FRACTION;
+  return {
+    afterWarmup: [warmupSeconds, warmupSeconds + seconds * RSS_LEVEL_FRACTION],
+    end: [seconds * (1 - RSS_LEVEL_FRACTION), Infinity],
+  };
+}
+
+/** Mean of `value` over the samples taken in [fromS, toS); the closest sample's when none was. */
+function meanOf<T extends { atS: number }>(samples: T[], value: (sample: T) => number, [fromS, toS]: [number, number]): number {
   const inRange = samples.filter((sample) => sample.atS >= fromS && sample.atS < toS);
-  if (inRange.length > 0) return inRange.reduce((sum, sample) => sum + sample.rssMiB, 0) / inRange.length;
+  if (inRange.length > 0) return inRange.reduce((sum, sample) => sum + value(sample), 0) / inRange.length;
   const closest = [...samples].sort((a, b) => Math.abs(a.atS - fromS) - Math.abs(b.atS - fromS))[0];
-  return closest?.rssMiB ?? Number.NaN;
+  return closest ? value(closest) : Number.NaN;
+}
+
+function heapSample(atS: number, report: ThreadHeapReport): ChurnHeapSample {
+  const mib = (figures: HeapFigures[]): HeapMiB => ({
+    residentMiB: figures.reduce((sum, f) => sum + f.residentBytes, 0) / BYTES_PER_MIB,
+    usedMiB: figures.reduce((sum, f) => sum + f.usedBytes, 0) / BYTES_PER_MIB,
+    externalMiB: figures.reduce((sum, f) => sum + f.externalBytes, 0) / BYTES_PER_MIB,
+  });
+  return { atS, rssMiB: report.rssBytes / BYTES_PER_MIB, main: mib([report.main]), shards: mib(report.shards), pleg: mib(report.pleg ? [report.pleg] : []) };
+}
+
+/** The RSS split into each isolate's resident heap and the rest, at the two levels. */
+function memoryParts(samples: ChurnHeapSample[], levels: LevelWindows): ChurnMemoryPart[] {
+  if (samples.length === 0) return [];
+  const heapPart = (part: ChurnMemoryPart['part'], heap: (sample: ChurnHeapSample) => HeapMiB): ChurnMemoryPart => ({
+    part,
+    afterWarmupMiB: meanOf(samples, (sample) => heap(sample).residentMiB, levels.afterWarmup),
+    endMiB: meanOf(samples, (sample) => heap(sample).residentMiB, levels.end),
+    usedAfterWarmupMiB: meanOf(samples, (sample) => heap(sample).usedMiB, levels.afterWarmup),
+    usedEndMiB: meanOf(samples, (sample) => heap(sample).usedMiB, levels.end),
+  });
+  const outside = (sample: ChurnHeapSample) => sample.rssMiB - sample.main.residentMiB - sample.shards.residentMiB - sample.pleg.residentMiB;
+  return [
+    heapPart('main heap', (sample) => sample.main),
+    heapPart('shard heaps', (sample) => sample.shards),
+    heapPart('PLEG heap', (sample) => sample.pleg),
+    { part: 'outside the heaps', afterWarmupMiB: meanOf(samples, outside, levels.afterWarmup), endMiB: meanOf(samples, outside, levels.end) },
+  ];
 }
 
 function worstOverMedian(values: number[]): number {

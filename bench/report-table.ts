@@ -234,9 +234,22 @@ function renderChurnTable(scenario: ScenarioPlan, runsById: Map<string, RunResul
       `  ${row.label} ${runTag(row.run)}: start p99 per ${seconds((churn.windows[0].toS - churn.windows[0].fromS) * 1000)} s window (warm-up ${churn.warmupSeconds.toFixed(0)} s): ${windows}`,
       `    ${churn.deletedBeforeRunning} deleted before Running; leak counts read ${churn.settleSeconds.toFixed(0)} s after the churn stopped`,
       `    CRI calls per pod churned in: ${criBreakdown(churn.criCalls, Math.max(churn.created, 1))}`,
+      `    memory after warm-up → end: ${memoryPartsLine(churn.memoryParts)}`,
     );
   }
   return lines;
+}
+
+/** The RSS growth by isolate: resident MiB, and the live heap in parentheses. */
+function memoryPartsLine(parts: ChurnMeasurement['memoryParts']): string {
+  if (parts.length === 0) return 'not reported by this shardlet';
+  const mib = (value: number) => value.toFixed(1);
+  return parts
+    .map(({ part, afterWarmupMiB, endMiB, usedAfterWarmupMiB, usedEndMiB }) => {
+      const live = usedAfterWarmupMiB === undefined || usedEndMiB === undefined ? '' : ` (live ${mib(usedAfterWarmupMiB)}→${mib(usedEndMiB)})`;
+      return `${part} ${mib(afterWarmupMiB)}→${mib(endMiB)}${live}`;
+    })
+    .join(', ');
 }
 
 /** Every scenario's table, in the order asked for. */

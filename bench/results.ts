@@ -89,6 +89,32 @@ export interface ChurnSample {
   cpuSeconds: number;
 }
 
+/** shardlet's isolates at one moment of the churn, MiB: resident heap pages and live (used) heap. */
+export interface ChurnHeapSample {
+  atS: number;
+  rssMiB: number;
+  main: HeapMiB;
+  /** Every shard thread together. */
+  shards: HeapMiB;
+  pleg: HeapMiB;
+}
+
+export interface HeapMiB {
+  residentMiB: number;
+  usedMiB: number;
+  externalMiB: number;
+}
+
+/** Where the RSS went between warm-up and the end: each part's mean level over the same windows as the RSS's. */
+export interface ChurnMemoryPart {
+  part: 'main heap' | 'shard heaps' | 'PLEG heap' | 'outside the heaps';
+  afterWarmupMiB: number;
+  endMiB: number;
+  /** Live heap (used) for the heaps; undefined outside them. */
+  usedAfterWarmupMiB?: number;
+  usedEndMiB?: number;
+}
+
 export interface ChurnMeasurement {
   seconds: number;
   perSecond: number;
@@ -108,6 +134,10 @@ export interface ChurnMeasurement {
   /** The worst window's p99 over the median window's p99, windows after warm-up. */
   p99WorstOverMedian: number;
   samples: ChurnSample[];
+  /** Each isolate's heap every few seconds (empty when this shardlet does not report it). */
+  heapSamples: ChurnHeapSample[];
+  /** The RSS growth split by isolate; empty without heap samples. */
+  memoryParts: ChurnMemoryPart[];
   cpuPercentOfCore: number;
   criCalls?: CriCallsByMethod;
   /** How long the counts took to settle after the churn stopped. */

@@ -3,6 +3,7 @@
 // start records and CRI call counters.
 import type { ProbeStats } from '../src/shared/shard-protocol.js';
 import type { ThreadCpuReport } from '../src/shared/thread-cpu.js';
+import type { ThreadHeapReport } from '../src/shared/thread-heap.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,6 +145,14 @@ export class ShardletProcess {
     if (reply.status === 404) return undefined;
     if (!reply.ok) throw new Error(`shardlet GET /stats/threads: HTTP ${reply.status}`);
     return (await reply.json()) as ThreadCpuReport;
+  }
+
+  /** The heap of each of shardlet's threads now; undefined when this build does not report it. */
+  async threadHeaps(): Promise<ThreadHeapReport | undefined> {
+    const reply = await fetch(`http://127.0.0.1:${this.port}/stats/heap`);
+    if (reply.status === 404) return undefined;
+    if (!reply.ok) throw new Error(`shardlet GET /stats/heap: HTTP ${reply.status}`);
+    return (await reply.json()) as ThreadHeapReport;
   }
 
   /** Each shard's probe counts and recent probe durations (GET /stats/probes). */

@@ -32,6 +32,7 @@ import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
+import { ownHeapFigures, type ThreadHeapReport } from '../shared/thread-heap.js';
 import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
@@ -226,6 +227,12 @@ export class Kubelet {
     return { mainMicros: ownThreadCpuMicros(), ...workers, processMicros: processUsage.user + processUsage.system };
   }
 
+  /** The heap of every isolate of shardlet now, and the RSS they sit in (/stats/heap, read by the churn soak). */
+  async threadHeaps(): Promise<ThreadHeapReport> {
+    const workers = (await this.shards?.threadHeaps()) ?? { shards: [] };
+    return { main: ownHeapFigures(), ...workers, rssBytes: process.memoryUsage.rss() };
+  }
+
   /** Tasks each shard completed, with its run and wait p99 (the summary log, and tests of shard loss). */
   shardStats(): ReturnType<ShardPool['stats']> {
     return this.shards?.stats() ?? [];
@@ -408,6 +415,7 @@ export class Kubelet {
         startupRecords: () => this.startup.records(),
         criCalls: () => this.criCalls.snapshot(),
         threadCpu: () => this.threadCpu(),
+        threadHeaps: () => this.threadHeaps(),
         probeStats: async () => (await this.shards?.probeStats()) ?? [],
       },
       this.logger,

@@ -311,6 +311,8 @@ export function isPullPortMessage(message: unknown): message is PullPortMessage 
 
 /** The name of the function every worker thread exports for its own CPU time (piscina's `run(…, { name })`). */
 export const THREAD_CPU_TASK = 'threadCpuMicros';
+/** The name of the function every worker thread exports for its own heap figures (/stats/heap). */
+export const THREAD_HEAP_TASK = 'threadHeap';
 
 /**
  * shard → main, whenever a probe result of a container changes (never for a probe

@@ -8,6 +8,7 @@ import { createLogger } from '../shared/logging.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import type { PlegRelistMessage, WorkerBootData } from '../shared/shard-protocol.js';
 import { ownThreadCpuMicros } from '../shared/thread-cpu.js';
+import { ownHeapFigures, type HeapFigures } from '../shared/thread-heap.js';
 import { Pleg } from './pleg/evented-pleg.js';
 import { openShardCri } from './shard-cri.js';
 
@@ -27,4 +28,9 @@ export default async function runRelist(): Promise<void> {
 /** The PLEG thread's own CPU time (piscina task by name), for the per-thread figures on /stats/threads. */
 export function threadCpuMicros(): number {
   return ownThreadCpuMicros();
+}
+
+/** The PLEG thread's own heap (piscina task by name), for the per-thread figures on /stats/heap. */
+export function threadHeap(): HeapFigures {
+  return ownHeapFigures();
 }

@@ -7,6 +7,7 @@ import { nodeEndpoint } from '../shared/comlink-node.js';
 import { createLogger } from '../shared/logging.js';
 import { pullPortMessage, type ProbeStats, type PullCoordinatorApi, type ShardSyncReply, type ShardTask, type WorkerBootData } from '../shared/shard-protocol.js';
 import { ownThreadCpuMicros } from '../shared/thread-cpu.js';
+import { ownHeapFigures, type HeapFigures } from '../shared/thread-heap.js';
 import { Shard } from './shard.js';
 import { ShardPodCache } from './shard-pod-cache.js';
 
@@ -34,4 +35,9 @@ export default async function runShardTask(task: ShardTask): Promise<ShardSyncRe
 /** The shard thread's own CPU time (piscina task by name), for the per-thread figures on /stats/threads. */
 export function threadCpuMicros(): number {
   return ownThreadCpuMicros();
+}
+
+/** The shard thread's own heap (piscina task by name), for the per-thread figures on /stats/heap. */
+export function threadHeap(): HeapFigures {
+  return ownHeapFigures();
 }

@@ -97,6 +97,15 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
     assert.ok(churn.created > 0 && churn.deleted > 0, `${churn.created} created, ${churn.deleted} deleted`);
     assert.ok(churn.samples.length > 0 && churn.samples.every((sample) => sample.rssMiB > 0), 'RSS sampled');
     assert.equal(churn.windows.length, 10);
+    assert.ok(churn.heapSamples.length > 0, 'each isolate\'s heap sampled');
+    for (const sample of churn.heapSamples) {
+      assert.ok(sample.main.usedMiB > 0 && sample.shards.usedMiB > 0 && sample.pleg.usedMiB > 0, `every isolate reported: ${JSON.stringify(sample)}`);
+    }
+    assert.deepEqual(
+      churn.memoryParts.map((part) => part.part),
+      ['main heap', 'shard heaps', 'PLEG heap', 'outside the heaps'],
+    );
+    assert.match(stdout, /memory after warm-up → end: main heap [\d.]+→[\d.]+ \(live/, 'the RSS split by isolate in the report');
     for (const count of Object.values(churn.leaks)) assert.ok(Number.isInteger(count) && count >= 0, 'leak counts');
     assert.equal(churn.leaks.sandboxes, 0, 'no sandbox left of a deleted pod');
     assert.equal(churn.leaks.containers, 0, 'no container left of a deleted pod');

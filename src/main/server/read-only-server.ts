@@ -1,15 +1,16 @@
 // The kubelet's read-only HTTP endpoints on localhost: /healthz, /pods (a PodList
 // with the statuses the shards computed, as upstream's read-only /pods) and
 // /stats/startup (per-pod start latency), /stats/cri (CRI calls per method) and
-// /stats/threads (CPU time per thread) and /stats/probes (each shard's probe counts
-// and recent probe durations), read
-// by the bench (?seenSince=<epoch ms> for the pods seen since then).
+// /stats/threads (CPU time per thread), /stats/heap (each thread's V8 heap) and
+// /stats/probes (each shard's probe counts and recent probe durations), read by the
+// bench (?seenSince=<epoch ms> for the pods seen since then).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { ProbeStats } from '../../shared/shard-protocol.js';
 import type { ThreadCpuReport } from '../../shared/thread-cpu.js';
+import type { ThreadHeapReport } from '../../shared/thread-heap.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
 
 const LISTEN_HOST = '127.0.0.1';
@@ -27,6 +28,7 @@ export interface ReadOnlyServerSource {
   startupRecords(): Array<{ seenAtMs: number }>;
   criCalls(): Record<string, number>;
   threadCpu(): Promise<ThreadCpuReport>;
+  threadHeaps?(): Promise<ThreadHeapReport>;
   probeStats?(): Promise<ProbeStats[]>;
 }
 
@@ -94,6 +96,15 @@ export class ReadOnlyServer {
           (err: Error) => send(res, 503, { message: `thread CPU unavailable: ${err.message}` }),
         );
         return;
+      case '/stats/heap': {
+        const threadHeaps = this.source.threadHeaps;
+        if (!threadHeaps) return send(res, 404, { message: 'no heap figures in this process' });
+        threadHeaps.call(this.source).then(
+          (report) => send(res, 200, report),
+          (err: Error) => send(res, 503, { message: `heap figures unavailable: ${err.message}` }),
+        );
+        return;
+      }
       case '/stats/probes': {
         const probeStats = this.source.probeStats;
         if (!probeStats) return send(res, 404, { message: 'no probe figures in this process' });

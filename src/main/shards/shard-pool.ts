@@ -14,6 +14,7 @@ import {
   isProbeResultMessage,
   isPullPortMessage,
   THREAD_CPU_TASK,
+  THREAD_HEAP_TASK,
   type ProbeResultMessage,
   type ProbeStats,
   type RelistResult,
@@ -33,6 +34,7 @@ import { shardForUid } from './shard-hash.js';
 import { ShardRequests, type ShardRequestCounts } from './shard-requests.js';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { podUid } from '../../shared/types.js';
+import type { HeapFigures } from '../../shared/thread-heap.js';
 
 /** Pod syncs one shard thread runs at once; each mostly waits on the runtime. */
 export const CONCURRENT_SYNCS_PER_SHARD = 512;
@@ -157,6 +159,17 @@ export class ShardPool {
       this.plegPool!.run(null, byName) as Promise<number>,
     ]);
     return { shardsMicros, plegMicros };
+  }
+
+  /** The heap of each shard thread and of the PLEG thread (none with --workers 0: the main thread holds their state). */
+  async threadHeaps(): Promise<{ shards: HeapFigures[]; pleg?: HeapFigures }> {
+    if (this.inlineShard) return { shards: [] };
+    const byName = { name: THREAD_HEAP_TASK };
+    const [shards, pleg] = await Promise.all([
+      Promise.all(this.threads.map((thread) => thread.pool.run(null, byName) as Promise<HeapFigures>)),
+      this.plegPool!.run(null, byName) as Promise<HeapFigures>,
+    ]);
+    return { shards, pleg };
   }
 
   /** Every shard's probe counts and recent probe durations (pulled on demand: only result changes are pushed). */

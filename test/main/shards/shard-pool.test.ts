@@ -94,6 +94,14 @@ test('each worker thread reports its own CPU time', async () => {
   assert.ok(cpu.plegMicros > 0, 'the PLEG thread that relisted used CPU');
 });
 
+test('each worker thread reports its own heap', async () => {
+  const heaps = await pool.threadHeaps();
+  assert.equal(heaps.shards.length, 2);
+  for (const heap of [...heaps.shards, heaps.pleg!]) {
+    assert.ok(heap.usedBytes > 0 && heap.residentBytes > 0, `an isolate's heap: ${JSON.stringify(heap)}`);
+  }
+});
+
 test('later syncs of a pod send only what changed; a replaced thread is sent the whole pod again and syncs it', async () => {
   const [, onShard1] = uidsOnEachShard();
   const spec = pod(onShard1);
