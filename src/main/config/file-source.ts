@@ -1,8 +1,12 @@
 // The file pod source, as upstream's sourceFile (pkg/kubelet/config/file.go,
 // file_linux.go): static pod manifests in staticPodPath, a directory (dotfiles
 // ignored, no recursion) or a single file. A full rescan runs every
-// fileCheckFrequency, and fs.watch triggers an early one; every scan sends the
-// complete set as a SET update from source "file".
+// fileCheckFrequency. Between them fs.watch events name the files that changed, and
+// only those are read again, as upstream's inotify handler adds or deletes one
+// file's pod (gathered over FILE_WATCH_BATCH_MS, so one editor save is one read):
+// on a dense node with churn, reading all 500 manifests on every event cost more
+// than starting the pods. Every scan sends the complete set as a SET update from
+// source "file".
 //
 // A malformed manifest behaves as upstream's: it is logged (with its path and
 // reason) and skipped, and the other pods keep running. A file that *becomes*
@@ -13,7 +17,7 @@
 // file, a malformed file sends no update at all, so its pod keeps running.
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '../../shared/errors.js';
@@ -23,8 +27,13 @@ import { podRef } from '../../shared/pod-kinds.js';
 import { FILE_SOURCE, podFullName, type Pod, type PodUpdate } from '../../shared/types.js';
 import { readManifestEntry } from './manifest-file.js';
 
-/** Quiet time after a watch event before the rescan, so one editor save makes one scan. */
-export const FILE_WATCH_DEBOUNCE_MS = 100;
+/**
+ * Watch events are gathered for this long after the first before the files they
+ * name are read, so one editor save (write, rename) makes one read. Not a debounce
+ * that later events push back: under a steady stream of changes that would wait
+ * for a quiet moment that never comes.
+ */
+export const FILE_WATCH_BATCH_MS = 100;
 
 export interface FileSourceOptions {
   /** KubeletConfiguration.staticPodPath: a directory of manifests or one manifest file. */
@@ -37,6 +46,12 @@ export interface FileSourceOptions {
 }
 
 type ScanReason = 'period' | 'watch';
+
+/** A full scan lists the path and reads every file; a files scan reads only the entries watch events named. */
+type ScanWork = { kind: 'full'; reason: ScanReason } | { kind: 'files'; names: string[] };
+
+/** What a file in the directory gave on its last read: its pod, or undefined when it makes none. */
+type FileOutcome = { pod: Pod; fingerprint: string } | undefined;
 
 interface ManifestRead {
   bytes: Buffer;
@@ -64,12 +79,19 @@ export class FileSource {
   private readonly reportedByFile = new Map<string, string>();
   /** Files with a problem in the scan under way; the others' reports are forgotten when it ends, so a relapse is logged. */
   private readonly problemsThisScan = new Set<string>();
+  /** Each entry of the directory as of its last read, so a files scan can send the whole set having read a few. */
+  private readonly outcomeByFile = new Map<string, FileOutcome>();
+  /** The directory the last full scan listed; a files scan is only trusted while the path is still that directory. */
+  private listedInode?: number;
   private watcher?: FSWatcher;
   private watchedInode?: number;
   private timer?: NodeJS.Timeout;
-  private debounceTimer?: NodeJS.Timeout;
+  private batchTimer?: NodeJS.Timeout;
   private scanning?: Promise<void>;
-  private pendingReason?: ScanReason;
+  /** The full scan wanted next: a periodic one wins over a watch one (which keeps malformed files' last pods). */
+  private pendingFullScan?: ScanReason;
+  /** Entries named by watch events since the last scan began. */
+  private readonly pendingNames = new Set<string>();
   private missingLogged = false;
   /** staticPodPath is one file, so the watch is on its directory and filters by name. */
   private singleFile = false;
@@ -89,63 +111,115 @@ export class FileSource {
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
-    clearTimeout(this.debounceTimer);
+    clearTimeout(this.batchTimer);
     this.closeWatcher();
   }
 
   /** A full periodic scan now; resolves when it (and any scan queued behind it) is done. */
   rescan(): Promise<void> {
-    return this.requestScan('period');
+    this.pendingFullScan = 'period';
+    return this.drain();
   }
 
-  private requestScan(reason: ScanReason): Promise<void> {
-    if (this.scanning) {
-      // A periodic scan asked for while another runs wins over a watch scan.
-      this.pendingReason = this.pendingReason === 'period' || reason === 'period' ? 'period' : 'watch';
-      return this.scanning;
-    }
-    this.scanning = this.runScans(reason).finally(() => {
-      this.scanning = undefined;
-    });
+  /** Runs the scans asked for, one at a time, until none is left; a request made meanwhile joins the run. */
+  private drain(): Promise<void> {
+    if (this.scanning) return this.scanning;
+    // A batch timer may find its names already taken by the scan that ran meanwhile: then there is nothing to run.
+    const work = this.takeWork();
+    if (!work || this.stopped) return Promise.resolve();
+    this.scanning = this.runScans(work);
     return this.scanning;
   }
 
-  private async runScans(first: ScanReason): Promise<void> {
-    let next: ScanReason | undefined = first;
-    while (next !== undefined && !this.stopped) {
-      this.pendingReason = undefined;
-      await this.scan(next);
-      next = this.pendingReason;
+  private async runScans(first: ScanWork): Promise<void> {
+    try {
+      for (let work: ScanWork | undefined = first; work && !this.stopped; work = this.takeWork()) await this.scan(work);
+    } finally {
+      // Cleared in the same step that found nothing left, so a request cannot slip between and wait on a finished run.
+      this.scanning = undefined;
     }
   }
 
-  private async scan(reason: ScanReason): Promise<void> {
-    this.problemsThisScan.clear();
-    await this.scanPath(reason);
-    for (const file of this.reportedByFile.keys()) if (!this.problemsThisScan.has(file)) this.reportedByFile.delete(file);
+  private takeWork(): ScanWork | undefined {
+    const reason = this.pendingFullScan;
+    if (reason) {
+      // Reads every file after this point, so the names gathered so far are covered.
+      this.pendingFullScan = undefined;
+      this.pendingNames.clear();
+      return { kind: 'full', reason };
+    }
+    if (this.pendingNames.size === 0) return undefined;
+    const names = [...this.pendingNames];
+    this.pendingNames.clear();
+    return { kind: 'files', names };
   }
 
-  private async scanPath(reason: ScanReason): Promise<void> {
+  private async scan(work: ScanWork): Promise<void> {
+    this.problemsThisScan.clear();
+    const judged = work.kind === 'full' ? await this.scanPath(work.reason) : await this.scanFiles(work.names);
+    for (const file of this.reportedByFile.keys()) {
+      if (!this.problemsThisScan.has(file) && (judged === 'every file' || judged.has(file) || this.reportedAsDuplicate(file))) this.reportedByFile.delete(file);
+    }
+  }
+
+  /**
+   * Reads again only the directory entries watch events named, then sends the whole
+   * set. Returns the files it judged; the others keep what was reported about them,
+   * except duplicates, which are judged again over every file.
+   */
+  private async scanFiles(names: string[]): Promise<Set<string> | 'every file'> {
+    const info = await stat(this.path).catch(() => undefined);
+    // The first scan, a path replaced or no longer a directory: only a full listing knows what is there.
+    if (!info?.isDirectory() || info.ino !== this.listedInode) return this.scanPath('watch');
+    const judged = new Set<string>();
+    for (const name of names) {
+      const file = join(this.path, name);
+      judged.add(file);
+      if (await isGone(file)) {
+        this.forgetFile(file);
+      } else {
+        this.outcomeByFile.set(file, await this.readManifest(file, 'watch'));
+      }
+    }
+    this.send(this.directoryPods());
+    return judged;
+  }
+
+  private reportedAsDuplicate(file: string): boolean {
+    return this.reportedByFile.get(file)?.startsWith(`${ErrorCodes.MANIFEST_DUPLICATE}|`) ?? false;
+  }
+
+  private forgetFile(file: string): void {
+    this.outcomeByFile.delete(file);
+    this.lastReadByFile.delete(file);
+    this.lastGoodPodByFile.delete(file);
+  }
+
+  /** The full scan: lists the path (or reads the one file) and judges every file. */
+  private async scanPath(reason: ScanReason): Promise<'every file'> {
     const { logger } = this.options;
     let info;
+    this.listedInode = undefined;
     try {
       info = await stat(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         logger.error({ path: this.path, err: (err as Error).message }, 'Unable to read static pod path');
-        return;
+        return 'every file';
       }
       if (!this.missingLogged) logger.info({ path: this.path }, 'Static pod path does not exist, ignoring');
       this.missingLogged = true;
       // As upstream: an empty SET still marks the file source as seen.
       this.send([]);
-      return;
+      return 'every file';
     }
     this.missingLogged = false;
     this.singleFile = info.isFile();
     if (info.isDirectory()) {
-      const pods = await this.readDirectory(reason);
-      if (pods) this.send(pods);
+      if (await this.readDirectory(reason)) {
+        this.listedInode = info.ino;
+        this.send(this.directoryPods());
+      }
     } else if (info.isFile()) {
       // One file: a malformed file sends nothing on any scan, so the merge keeps its pod.
       const read = await this.readManifest(this.path, 'period');
@@ -159,31 +233,39 @@ export class FileSource {
       });
     }
     this.ensureWatch(info.isDirectory() ? this.path : dirname(this.path), reason);
+    return 'every file';
   }
 
   /**
-   * As upstream's extractFromDir: sorted names, dotfiles skipped, subdirectories not
-   * entered. Undefined when the directory cannot be listed: then nothing is sent,
-   * rather than an empty set that would remove every static pod.
+   * As upstream's extractFromDir: dotfiles skipped, subdirectories not entered; every
+   * file read into outcomeByFile. False when the directory cannot be listed: then
+   * nothing is sent, rather than an empty set that would remove every static pod.
    */
-  private async readDirectory(reason: ScanReason): Promise<Pod[] | undefined> {
+  private async readDirectory(reason: ScanReason): Promise<boolean> {
     let entries: string[];
     try {
       entries = await readdir(this.path);
     } catch (err) {
       this.options.logger.error({ path: this.path, err: (err as Error).message }, 'Unable to list static pod directory');
-      return undefined;
+      return false;
     }
-    const names = entries.filter((name) => !name.startsWith('.')).sort();
+    const present = new Set(entries.filter((name) => !name.startsWith('.')).sort().map((name) => join(this.path, name)));
+    for (const file of new Set([...this.outcomeByFile.keys(), ...this.lastReadByFile.keys()])) if (!present.has(file)) this.forgetFile(file);
+    for (const file of present) this.outcomeByFile.set(file, await this.readManifest(file, reason));
+    return true;
+  }
+
+  /**
+   * The directory's pods in file name order. As upstream's merge, the first file keeps
+   * a pod name; later ones are reported with both files named.
+   */
+  private directoryPods(): Pod[] {
     const pods: Pod[] = [];
-    const present = new Set(names.map((name) => join(this.path, name)));
-    /** As upstream's merge, the first file (in name order) keeps a pod name; later ones are reported with both files named. */
     const fileByPodName = new Map<string, string>();
-    for (const name of names) {
-      const file = join(this.path, name);
-      const read = await this.readManifest(file, reason);
-      if (!read) continue;
-      const { pod, fingerprint } = read;
+    for (const file of [...this.outcomeByFile.keys()].sort()) {
+      const outcome = this.outcomeByFile.get(file);
+      if (!outcome) continue;
+      const { pod, fingerprint } = outcome;
       const first = fileByPodName.get(podFullName(pod));
       if (first !== undefined) {
         this.report(file, {
@@ -197,11 +279,6 @@ export class FileSource {
       }
       fileByPodName.set(podFullName(pod), file);
       pods.push(pod);
-    }
-    for (const file of this.lastReadByFile.keys()) {
-      if (present.has(file)) continue;
-      this.lastReadByFile.delete(file);
-      this.lastGoodPodByFile.delete(file);
     }
     return pods;
   }
@@ -304,13 +381,28 @@ export class FileSource {
   private onWatchEvent(filename: string | undefined): void {
     if (filename && basename(filename).startsWith('.')) return;
     if (filename && this.singleFile && filename !== basename(this.path)) return;
-    clearTimeout(this.debounceTimer);
-    this.debounceTimer = setTimeout(() => void this.requestScan('watch'), FILE_WATCH_DEBOUNCE_MS);
+    // An event without a name (the watch's own trouble) or on the single file: read the path again.
+    if (filename && !this.singleFile) this.pendingNames.add(basename(filename));
+    else this.pendingFullScan ??= 'watch';
+    this.batchTimer ??= setTimeout(() => {
+      this.batchTimer = undefined;
+      void this.drain();
+    }, FILE_WATCH_BATCH_MS);
   }
 
   private closeWatcher(): void {
     this.watcher?.close();
     this.watcher = undefined;
     this.watchedInode = undefined;
+  }
+}
+
+/** No directory entry by that name any more (a dangling symlink is still an entry, as readdir lists it). */
+async function isGone(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }

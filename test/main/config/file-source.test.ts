@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -155,4 +155,65 @@ test('a missing path sends an empty SET so the source is seen', async () => {
     await source.start();
     assert.deepEqual(sets, [{ op: 'SET', source: 'file', pods: [] }]);
   }, (dir) => join(dir, 'does-not-exist'));
+});
+
+test('a watch event reads again only the file it names; what no event names waits for the periodic scan, as upstream', async () => {
+  const outside = await mkdtemp(join(tmpdir(), 'shardlet-file-outside-'));
+  try {
+    await withSource(async ({ dir, source, sets, waitFor }) => {
+      // A manifest that is a link to a file outside the directory: changing the target makes no event in the directory.
+      await writeFile(join(outside, 'linked.yaml'), manifest('linked', 'busybox:1.36'));
+      await symlink(join(outside, 'linked.yaml'), join(dir, 'linked.yaml'));
+      await source.start();
+      const imageOfLinked = () => sets.at(-1)!.pods.find((pod) => pod.metadata?.name === 'linked-node-1')?.spec?.containers[0]?.image;
+      assert.equal(imageOfLinked(), 'busybox:1.36');
+
+      await writeFile(join(outside, 'linked.yaml'), manifest('linked', 'nginx:1.25'));
+      await writeFile(join(dir, 'other.yaml'), manifest('other'));
+      await waitFor('the watch scan for other.yaml', () => sets.at(-1)!.pods.length === 2);
+      assert.equal(imageOfLinked(), 'busybox:1.36', 'the event named other.yaml only');
+
+      await source.rescan();
+      assert.equal(imageOfLinked(), 'nginx:1.25', 'the periodic scan reads every file');
+    });
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
+});
+
+test('under a steady stream of changes a new file is still picked up while the stream goes on', async () => {
+  await withSource(async ({ dir, source, sets, lastNames, waitFor }) => {
+    await source.start();
+    let streaming = true;
+    let seenWhileStreaming = false;
+    // A change every 30 ms for 2 s: never the quiet gap a debounce would wait for.
+    const stream = (async () => {
+      const until = Date.now() + 2_000;
+      for (let i = 0; Date.now() < until; i++) {
+        await writeFile(join(dir, 'busy.yaml'), manifest('busy', `busybox:1.${i}`));
+        if (lastNames().includes('fresh-node-1')) seenWhileStreaming = true;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      streaming = false;
+    })();
+    await writeFile(join(dir, 'fresh.yaml'), manifest('fresh'));
+    await stream;
+    assert.equal(streaming, false);
+    assert.ok(seenWhileStreaming, `fresh.yaml reached a SET before the stream of changes ended (${sets.length} SETs)`);
+    await writeFile(join(dir, 'after.yaml'), manifest('after'));
+    await waitFor('a file written after the stream', () => lastNames().includes('after-node-1'));
+  });
+});
+
+test('a periodic scan that reads the files a watch batch named leaves the watch working', async () => {
+  await withSource(async ({ dir, source, lastNames, waitFor }) => {
+    await source.start();
+    await writeFile(join(dir, 'first.yaml'), manifest('first'));
+    // The rescan takes the batch's names before its timer fires: the timer then finds nothing to read.
+    await source.rescan();
+    assert.deepEqual(lastNames(), ['first-node-1']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await writeFile(join(dir, 'second.yaml'), manifest('second'));
+    await waitFor('a file written after the empty batch', () => lastNames().includes('second-node-1'));
+  });
 });
