@@ -24,6 +24,8 @@ interface LoopingWriter {
 
 export class ContainerLogWriter {
   private readonly loopingById = new Map<string, LoopingWriter>();
+  /** The start lines' write per container, until it landed: an exit waits for it. */
+  private readonly startWritesById = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: StateStore,
@@ -35,7 +37,11 @@ export class ContainerLogWriter {
     const path = this.logPathOf(container);
     if (!path) return;
     const output = outputOf(container.config.command, container.config.args);
-    this.append(path, output.atStart, container.id);
+    const written = this.append(path, output.atStart, container.id);
+    this.startWritesById.set(container.id, written);
+    void written.then(() => {
+      if (this.startWritesById.get(container.id) === written) this.startWritesById.delete(container.id);
+    });
     const loop = output.loop;
     if (!loop) return;
     const writer: LoopingWriter = { path, chain: Promise.resolve(), timer: setInterval(() => this.print(writer, loop.lines), loop.periodMs) };
@@ -45,8 +51,12 @@ export class ContainerLogWriter {
     this.loopingById.set(container.id, writer);
   }
 
-  /** The container's command reached its end: its last lines, before it is marked exited. */
+  /**
+   * The container's command reached its end: everything it printed is in its log
+   * before it shows as exited (a reader that sees EXITED finds every line).
+   */
   async beforeExit(container: ContainerRecord): Promise<void> {
+    await this.startWritesById.get(container.id);
     const path = this.logPathOf(container);
     if (!path) return;
     const { atExit } = outputOf(container.config.command, container.config.args);
@@ -82,6 +92,7 @@ export class ContainerLogWriter {
       void writer.chain.then(() => writer.handle?.close()).catch(() => undefined);
     }
     this.loopingById.clear();
+    this.startWritesById.clear();
   }
 
   private print(writer: LoopingWriter, lines: OutputLine[]): void {

@@ -1,8 +1,10 @@
-// RuntimeService container calls of the simulated runtime, with containerd's
+// RuntimeService container calls of the simulated runtime, with the CRI's
 // contract: CreateContainer needs a READY sandbox, a pulled image and a
 // (name, attempt) not yet used in the sandbox; StartContainer only starts a
-// CREATED container; StopContainer of a stopped container and RemoveContainer of
-// an unknown one succeed; status and stop of an unknown ID are NotFound.
+// CREATED container; StopContainer of a stopped or unknown container and
+// RemoveContainer of an unknown one succeed (api.proto: idempotent; containerd
+// 1.6 answers NotFound for the unknown stop, 1.7+ and CRI-O succeed); status of
+// an unknown ID is NotFound.
 import type * as cri from '../shared/cri/types.js';
 import { containerMatches } from './filters.js';
 import { behaviourOf } from './process-model.js';
@@ -71,8 +73,8 @@ export async function startContainer(ctx: SimContext, req: cri.StartContainerReq
 
 export async function stopContainer(ctx: SimContext, req: cri.StopContainerRequest__Output): Promise<cri.StopContainerResponse> {
   await ctx.latency.wait('StopContainer');
-  const container = ctx.store.getContainer(req.container_id);
-  await ctx.lifecycle.stop(container, Number(req.timeout));
+  const container = ctx.store.findContainer(req.container_id);
+  if (container) await ctx.lifecycle.stop(container, Number(req.timeout));
   return {};
 }
 
@@ -120,5 +122,6 @@ export async function updateContainerResources(
     throw unknown(`failed to update resources: container "${container.id}" is in ${container.state} state`);
   }
   if (req.linux) container.resources = req.linux;
+  ctx.lifecycle.resourcesChanged(container);
   return {};
 }

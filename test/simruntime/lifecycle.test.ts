@@ -93,7 +93,7 @@ describe('simulated runtime: lifecycle', () => {
     assert.match(String(err.details), /unable to set hostname without a private UTS namespace/);
   });
 
-  it('treats repeated stops and removes as success, and a stop of an unknown ID as NotFound', async () => {
+  it('treats repeated stops and removes as success, and a stop of an unknown ID too', async () => {
     const { sandboxId, containerId } = await runningContainer('idem', ['sleep', '3600']);
     await h.client.stopContainer({ container_id: containerId, timeout: 0 });
     await h.client.stopContainer({ container_id: containerId, timeout: 0 });
@@ -103,9 +103,9 @@ describe('simulated runtime: lifecycle', () => {
     await h.client.removeContainer({ container_id: containerId });
     await h.client.removePodSandbox({ pod_sandbox_id: sandboxId });
     await h.client.removePodSandbox({ pod_sandbox_id: sandboxId });
-    // containerd 1.6 looks the ID up before stopping: NotFound, which callers must tolerate.
-    assert.ok(isNotFound(await rejectionOf(h.client.stopContainer({ container_id: containerId, timeout: 0 }))));
-    assert.ok(isNotFound(await rejectionOf(h.client.stopPodSandbox({ pod_sandbox_id: sandboxId }))));
+    // The CRI's idempotent stops (containerd 1.7+, CRI-O); containerd 1.6 answers NotFound, which callers tolerate.
+    await h.client.stopContainer({ container_id: containerId, timeout: 0 });
+    await h.client.stopPodSandbox({ pod_sandbox_id: sandboxId });
   });
 
   it('kills running containers when their sandbox stops', async () => {
