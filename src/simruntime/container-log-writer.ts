@@ -9,6 +9,7 @@ import { appendFile, open, type FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import { formatCriLogLine, formatRecordTime } from '../shared/logs/cri-log-format.js';
+import { commandSubstitution, filesOf } from './container-files.js';
 import { outputOf, type OutputLine } from './container-output.js';
 import { unknown } from './sim-error.js';
 import type { ContainerRecord, StateStore } from './state-store.js';
@@ -36,7 +37,8 @@ export class ContainerLogWriter {
   started(container: ContainerRecord): void {
     const path = this.logPathOf(container);
     if (!path) return;
-    const output = outputOf(container.config.command, container.config.args);
+    const files = filesOf(container, this.store.findSandbox(container.sandboxId));
+    const output = outputOf(container.config.command, container.config.args, commandSubstitution(files));
     const written = this.append(path, output.atStart, container.id);
     this.startWritesById.set(container.id, written);
     void written.then(() => {
@@ -59,7 +61,8 @@ export class ContainerLogWriter {
     await this.startWritesById.get(container.id);
     const path = this.logPathOf(container);
     if (!path) return;
-    const { atExit } = outputOf(container.config.command, container.config.args);
+    const files = filesOf(container, this.store.findSandbox(container.sandboxId));
+    const { atExit } = outputOf(container.config.command, container.config.args, commandSubstitution(files));
     if (atExit.length > 0) await this.append(path, atExit, container.id);
   }
 

@@ -6,6 +6,7 @@
 // 1.6 answers NotFound for the unknown stop, 1.7+ and CRI-O succeed); status of
 // an unknown ID is NotFound.
 import type * as cri from '../shared/cri/types.js';
+import { securityContextFailure } from './container-identity.js';
 import { containerMatches } from './filters.js';
 import { behaviourOf } from './process-model.js';
 import type { SimContext } from './sim-context.js';
@@ -24,6 +25,8 @@ export async function createContainer(
   if (sandbox.state !== 'SANDBOX_READY') {
     throw unknown(`failed to create container in sandbox "${sandbox.id}": sandbox is in ${sandbox.state} state`);
   }
+  const refused = securityContextFailure(config.linux?.security_context);
+  if (refused) throw refused;
   const imageName = config.image?.image ?? '';
   const image = ctx.store.findImage(imageName);
   if (!image) throw notFound(`failed to get image "${imageName}": not found`);

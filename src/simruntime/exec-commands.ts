@@ -1,10 +1,11 @@
 // The commands an exec in a simulated container can run (ExecSync for probes and
 // /run, Exec for kubectl exec), as busybox would run them: echo, cat, sleep,
-// true/false, ls, test/[, touch, rm, pwd, hostname, exit and `sh -c` lists with
+// true/false, ls, test/[, touch, rm, pwd, hostname, id, whoami, exit and `sh -c` lists with
 // redirections into the container's file set (container-files.ts). An unknown
 // command fails with 127 and sh's message. Nothing runs on the host.
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { ContainerFiles } from './container-files.js';
+import { formatId } from './container-identity.js';
 import { parseScript, shellScript, type ListItem, type SimpleCommand } from './shell-words.js';
 
 /** busybox sh's exit code for a command it cannot find. */
@@ -176,6 +177,13 @@ const BUILTINS: Record<string, Builtin> = {
     io.stdout('/\n');
     return 0;
   },
+  id: (args, files, io) => {
+    const result = formatId(args, files.identity);
+    if (result.stdout) io.stdout(result.stdout);
+    if (result.stderr) io.stderr(result.stderr);
+    return result.exitCode;
+  },
+  whoami: (_args, files, io) => BUILTINS.id(['-un'], files, io),
   hostname: (_args, files, io) => {
     io.stdout(files.read('/etc/hostname') ?? 'localhost\n');
     return 0;

@@ -29,7 +29,7 @@ before(async () => {
     socketPath: join(workDir, 'cri.sock'),
     latency: { scale: 1, jitter: 0, callLatencyMs: CALL_LATENCY_MS },
     preloadImages: [BUSYBOX],
-    ...({ sameImages: [[BUSYBOX, BUSYBOX_OTHER_TAG]] } as object),
+    sameImages: [[BUSYBOX, BUSYBOX_OTHER_TAG]],
   });
   target = {
     kind: 'sim',
