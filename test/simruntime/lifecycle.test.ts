@@ -212,4 +212,14 @@ describe('simulated runtime: lifecycle', () => {
       ],
     );
   });
+
+  it('OOM-kills a running process once UpdateContainerResources lowers its memory limit below what it holds', async () => {
+    const { containerId } = await runningContainer('oom-update', ['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M']);
+    await h.client.updateContainerResources({ container_id: containerId, linux: { memory_limit_in_bytes: 64 * 1024 * 1024 } });
+    assert.equal((await h.client.containerStatus({ container_id: containerId })).status?.state, 'CONTAINER_RUNNING', '20 MiB fits in 64 MiB');
+    await h.client.updateContainerResources({ container_id: containerId, linux: { memory_limit_in_bytes: 15 * 1024 * 1024 } });
+    const status = (await h.client.containerStatus({ container_id: containerId })).status!;
+    assert.deepEqual([status.state, status.exit_code, status.reason], ['CONTAINER_EXITED', 137, 'OOMKilled']);
+  });
 });
+

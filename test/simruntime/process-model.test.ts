@@ -21,6 +21,14 @@ describe('process model', () => {
     { command: ['nginx', '-g', 'daemon off;'] },
     { command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600"], exit: { code: 0, afterMs: 3_600_000 }, trap: true },
     { command: ['sh', '-c', 'trap "" SIGTERM; while :; do sleep 1; done'], trap: true },
+    // critest's pause command and other statements that never end on their own.
+    { command: ['sh', '-c', 'top'] },
+    { command: ['sh', '-c', 'echo ready; tail -f /dev/null'] },
+    { command: ['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M'] },
+    { command: ['sh', '-c', 'dd if=/dev/zero of=/tmp/x bs=1M count=1'], exit: { code: 0, afterMs: BARE_EXIT_RUN_MS } },
+    // One-shot utilities run as the command end at once.
+    { command: ['echo', 'hello World'], exit: { code: 0, afterMs: 10 } },
+    { command: ['/bin/id', '-u'], exit: { code: 0, afterMs: 10 } },
   ];
   for (const { command, args = [], exit, trap = false } of cases) {
     it(`reads ${JSON.stringify([...command, ...args])}`, () => {
@@ -36,5 +44,12 @@ describe('process model', () => {
     assert.deepEqual(stopOutcome(plain, 30), { afterMs: 0, exitCode: 143 });
     assert.deepEqual(stopOutcome(trapped, 2), { afterMs: 2000, exitCode: 137 });
     assert.deepEqual(stopOutcome(trapped, 0), { afterMs: 0, exitCode: 137 });
+  });
+
+  it('reads what the process holds in memory: dd\'s block size, no end for tail /dev/zero', () => {
+    assert.equal(behaviourOf(['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M'], []).memoryBytes, 20 * 1024 * 1024);
+    assert.equal(behaviourOf(['dd', 'if=/dev/urandom', 'of=/dev/null', 'bs=512k'], []).memoryBytes, 512 * 1024);
+    assert.equal(behaviourOf(['sh', '-c', 'tail /dev/zero'], []).memoryBytes, Infinity);
+    assert.equal(behaviourOf(['sleep', '3600'], []).memoryBytes, undefined);
   });
 });
