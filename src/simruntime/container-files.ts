@@ -5,7 +5,7 @@
 // /tmp/healthy; sleep 30; rm -f /tmp/healthy`, applied at the time the script
 // would reach them), and those exec commands write. Kept per container record in
 // a WeakMap, so a removed container's files go with it.
-import { accountFiles, formatId, identityOf, ROOT_IDENTITY, type ProcessIdentity } from './container-identity.js';
+import { accountFiles, formatId, formatWhoami, identityOf, ROOT_IDENTITY, type ProcessIdentity } from './container-identity.js';
 import type { ContainerRecord, SandboxRecord } from './state-store.js';
 import { parseScript, shellScript } from './shell-words.js';
 
@@ -114,7 +114,7 @@ export function commandSubstitution(files: ContainerFiles): (command: string) =>
   return (command) => {
     const [name, ...args] = command.split(/\s+/);
     if (name === 'id') return formatId(args, files.identity).stdout;
-    if (name === 'whoami') return formatId(['-un'], files.identity).stdout;
+    if (name === 'whoami') return formatWhoami(files.identity).stdout;
     if (name === 'hostname') return files.read('/etc/hostname');
     if (name === 'cat' && args.length === 1) return files.read(args[0]);
     return undefined;

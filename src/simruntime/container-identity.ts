@@ -6,7 +6,7 @@
 // SupplementalGroups. The image's accounts are those of a busybox image (root,
 // daemon, nobody). What exec's `id` prints comes from here.
 import type * as cri from '../shared/cri/types.js';
-import { invalidArgument, unknown, type SimError } from './sim-error.js';
+import { unknown, type SimError } from './sim-error.js';
 
 export interface ImageAccount {
   name: string;
@@ -45,11 +45,11 @@ export function securityContextFailure(securityContext: cri.LinuxContainerSecuri
   if (!securityContext) return undefined;
   const hasUser = securityContext.run_as_user !== null || securityContext.run_as_username !== '';
   if (securityContext.run_as_group !== null && !hasUser) {
-    return invalidArgument('failed to generate container spec: user group "' + securityContext.run_as_group.value + '" is specified without user');
+    return unknown(`failed to get container spec opts: failed to generate user string: user group "${securityContext.run_as_group.value}" is specified without user`);
   }
   const username = securityContext.run_as_username;
   if (username && !IMAGE_USERS.some((user) => user.name === username)) {
-    return unknown(`failed to generate spec: no users found: username "${username}" not found in /etc/passwd`);
+    return unknown(`failed to create containerd container: mount callback failed: no users found (username "${username}")`);
   }
   return undefined;
 }
@@ -66,7 +66,7 @@ export function identityOf(securityContext: cri.LinuxContainerSecurityContext__O
   return { uid, gid, groups: [...new Set(groups)] };
 }
 
-/** busybox `id [-u|-g|-G] [-n]`: the output line, or the error and exit code. */
+/** busybox `id [-u|-g|-G] [-n]`: the output line; a name the image lacks prints the number and fails, as busybox does. */
 export function formatId(args: readonly string[], identity: ProcessIdentity): { stdout: string; stderr: string; exitCode: number } {
   const flags = new Set(args.filter((arg) => arg.startsWith('-')).flatMap((arg) => [...arg.slice(1)]));
   const names = flags.has('n');
@@ -77,9 +77,17 @@ export function formatId(args: readonly string[], identity: ProcessIdentity): { 
   else if (flags.has('g')) values = [shown(IMAGE_GROUPS, identity.gid)];
   else if (flags.has('G')) values = [identity.gid, ...identity.groups.filter((gid) => gid !== identity.gid)].map((gid) => shown(IMAGE_GROUPS, gid));
   else return { stdout: `${idLine(identity, name)}\n`, stderr: '', exitCode: 0 };
+  const ids = flags.has('u') ? [identity.uid] : flags.has('g') ? [identity.gid] : [identity.gid, ...identity.groups.filter((gid) => gid !== identity.gid)];
   const missing = values.findIndex((value) => value === undefined);
-  if (missing >= 0) return { stdout: '', stderr: `id: unknown ID ${flags.has('u') ? identity.uid : identity.gid}\n`, exitCode: 1 };
-  return { stdout: `${values.join(' ')}\n`, stderr: '', exitCode: 0 };
+  const stdout = `${values.map((value, index) => value ?? String(ids[index])).join(' ')}\n`;
+  if (missing >= 0) return { stdout, stderr: `id: unknown ID ${ids[missing]}\n`, exitCode: 1 };
+  return { stdout, stderr: '', exitCode: 0 };
+}
+
+/** busybox `whoami`: the user's name, or an error when the image has none for the uid. */
+export function formatWhoami(identity: ProcessIdentity): { stdout: string; stderr: string; exitCode: number } {
+  const name = IMAGE_USERS.find((user) => user.id === identity.uid)?.name;
+  return name === undefined ? { stdout: '', stderr: `whoami: unknown uid ${identity.uid}\n`, exitCode: 1 } : { stdout: `${name}\n`, stderr: '', exitCode: 0 };
 }
 
 /** `uid=1001 gid=0(root) groups=0(root),1234`, names where the image knows them. */

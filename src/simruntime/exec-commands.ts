@@ -5,7 +5,7 @@
 // command fails with 127 and sh's message. Nothing runs on the host.
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { ContainerFiles } from './container-files.js';
-import { formatId } from './container-identity.js';
+import { formatId, formatWhoami } from './container-identity.js';
 import { parseScript, shellScript, type ListItem, type SimpleCommand } from './shell-words.js';
 
 /** busybox sh's exit code for a command it cannot find. */
@@ -177,18 +177,20 @@ const BUILTINS: Record<string, Builtin> = {
     io.stdout('/\n');
     return 0;
   },
-  id: (args, files, io) => {
-    const result = formatId(args, files.identity);
-    if (result.stdout) io.stdout(result.stdout);
-    if (result.stderr) io.stderr(result.stderr);
-    return result.exitCode;
-  },
-  whoami: (_args, files, io) => BUILTINS.id(['-un'], files, io),
+  id: (args, files, io) => printed(formatId(args, files.identity), io),
+  whoami: (_args, files, io) => printed(formatWhoami(files.identity), io),
   hostname: (_args, files, io) => {
     io.stdout(files.read('/etc/hostname') ?? 'localhost\n');
     return 0;
   },
 };
+
+/** Writes a utility's output and answers its exit code. */
+function printed(result: { stdout: string; stderr: string; exitCode: number }, io: CommandIo): number {
+  if (result.stdout) io.stdout(result.stdout);
+  if (result.stderr) io.stderr(result.stderr);
+  return result.exitCode;
+}
 
 /** `test -f/-e/-d/-s path`, `test -n/-z s`, `test a = b`, `test a != b`. */
 function evaluateTest(args: string[], files: ContainerFiles): number {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type * as cri from '../../src/shared/cri/types.js';
-import { formatId, identityOf, securityContextFailure } from '../../src/simruntime/container-identity.js';
+import { formatId, formatWhoami, identityOf, securityContextFailure } from '../../src/simruntime/container-identity.js';
 
 function securityContext(fields: Partial<cri.LinuxContainerSecurityContext__Output>): cri.LinuxContainerSecurityContext__Output {
   return { run_as_user: null, run_as_username: '', run_as_group: null, supplemental_groups: [], ...fields } as cri.LinuxContainerSecurityContext__Output;
@@ -26,9 +26,10 @@ describe('container identity', () => {
     });
   }
 
-  it('fails id -un for a uid the image has no name for, as busybox', () => {
-    const result = formatId(['-un'], identityOf(securityContext({ run_as_user: { value: 1001 } })));
-    assert.deepEqual(result, { stdout: '', stderr: 'id: unknown ID 1001\n', exitCode: 1 });
+  it('fails id -un and whoami for a uid the image has no name for, as busybox (seen on containerd)', () => {
+    const identity = identityOf(securityContext({ run_as_user: { value: 1001 } }));
+    assert.deepEqual(formatId(['-un'], identity), { stdout: '1001\n', stderr: 'id: unknown ID 1001\n', exitCode: 1 });
+    assert.deepEqual(formatWhoami(identity), { stdout: '', stderr: 'whoami: unknown uid 1001\n', exitCode: 1 });
   });
 
   it('refuses RunAsGroup without a user and a user the image does not have', () => {

@@ -104,6 +104,20 @@ export const CONTAINER_CASES: ContractCase[] = [
     },
   },
   {
+    name: 'Calls naming an unknown container answer NotFound',
+    spec: 'api.proto: a container that is not present is an error; containerd answers NotFound, which the kubelet reads as gone',
+    async run(ctx) {
+      const id = randomUUID();
+      const calls: Array<[string, Promise<unknown>]> = [
+        ['StartContainer', ctx.client.startContainer({ container_id: id })],
+        ['ExecSync', ctx.client.execSync({ container_id: id, cmd: ['true'], timeout: 5 })],
+        ['ReopenContainerLog', ctx.client.reopenContainerLog({ container_id: id })],
+        ['UpdateContainerResources', ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 64 * MIB } })],
+      ];
+      for (const [name, call] of calls) assert.equal(await failureCode(call), 'NOT_FOUND', name);
+    },
+  },
+  {
     name: 'A container keeps its metadata, labels, annotations, image and log path',
     spec: 'api.proto ContainerConfig: labels and annotations "MUST NOT be modified by the runtime"; ContainerStatus.log_path is log_directory joined with log_path',
     async run(ctx) {
@@ -199,6 +213,19 @@ export const CONTAINER_CASES: ContractCase[] = [
         linux: { resources: { memory_limit_in_bytes: 15 * MIB, memory_swap_limit_in_bytes: 15 * MIB } },
       });
       await ctx.client.startContainer({ container_id: id }, 60_000);
+      const status = await ctx.waitForState(id, 'CONTAINER_EXITED');
+      assert.deepEqual([status.exit_code, status.reason], [137, 'OOMKilled']);
+    },
+  },
+  {
+    name: 'Lowering a running container\'s memory limit below what it holds OOM-kills it',
+    spec: 'UpdateContainerResources sets the cgroup limit at once; the kernel\'s OOM killer then ends the process (137, OOMKilled), as on containerd',
+    async run(ctx) {
+      const sandbox = await ctx.sandbox('oom-update');
+      const id = await ctx.runningContainer(sandbox, 'oom', ['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M'], {
+        linux: { resources: { memory_limit_in_bytes: 256 * MIB } },
+      });
+      await ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 15 * MIB } });
       const status = await ctx.waitForState(id, 'CONTAINER_EXITED');
       assert.deepEqual([status.exit_code, status.reason], [137, 'OOMKilled']);
     },
