@@ -1,6 +1,7 @@
 // The simulated process's reading of a container's command line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { behaviourOf, stopOutcome, BARE_EXIT_RUN_MS } from '../../src/simruntime/process-model.js';
 
 describe('process model', () => {
@@ -52,4 +53,16 @@ describe('process model', () => {
     assert.equal(behaviourOf(['sh', '-c', 'tail /dev/zero'], []).memoryBytes, Infinity);
     assert.equal(behaviourOf(['sleep', '3600'], []).memoryBytes, undefined);
   });
+
+  it('reads any command line (a manifest\'s, untrusted) without throwing, to a well-formed behaviour', () => {
+    const word = fc.oneof(fc.string(), fc.constantFrom('sh', '-c', 'dd', 'if=/dev/zero', 'bs=20M', 'count=1', 'top', 'tail', '-f', '/dev/zero', 'sleep', 'exit', 'trap', ';', '&&', '|'));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 8 }), fc.array(word, { maxLength: 4 }), (command, args) => {
+        const behaviour = behaviourOf(command, args);
+        if (behaviour.exit) assert.ok(behaviour.exit.afterMs >= 0 && behaviour.exit.code >= 0 && behaviour.exit.code <= 255);
+        if (behaviour.memoryBytes !== undefined) assert.ok(behaviour.memoryBytes >= 0);
+      }),
+    );
+  });
 });
+
