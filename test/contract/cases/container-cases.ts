@@ -108,13 +108,13 @@ export const CONTAINER_CASES: ContractCase[] = [
     spec: 'api.proto: a container that is not present is an error; containerd answers NotFound, which the kubelet reads as gone',
     async run(ctx) {
       const id = randomUUID();
-      const calls: Array<[string, Promise<unknown>]> = [
-        ['StartContainer', ctx.client.startContainer({ container_id: id })],
-        ['ExecSync', ctx.client.execSync({ container_id: id, cmd: ['true'], timeout: 5 })],
-        ['ReopenContainerLog', ctx.client.reopenContainerLog({ container_id: id })],
-        ['UpdateContainerResources', ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 64 * MIB } })],
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['StartContainer', () => ctx.client.startContainer({ container_id: id })],
+        ['ExecSync', () => ctx.client.execSync({ container_id: id, cmd: ['true'], timeout: 5 })],
+        ['ReopenContainerLog', () => ctx.client.reopenContainerLog({ container_id: id })],
+        ['UpdateContainerResources', () => ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 64 * MIB } })],
       ];
-      for (const [name, call] of calls) assert.equal(await failureCode(call), 'NOT_FOUND', name);
+      for (const [name, call] of calls) assert.equal(await failureCode(call()), 'NOT_FOUND', name);
     },
   },
   {

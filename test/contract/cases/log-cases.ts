@@ -50,15 +50,14 @@ export const LOG_CASES: ContractCase[] = [
     },
   },
   {
-    name: 'stderr lines are records of the stderr stream, in order with stdout',
-    spec: 'api.proto ContainerConfig.log_path: the CRI log format names each record\'s stream',
+    name: 'stderr lines are records of the stderr stream; each stream keeps its order',
+    spec: 'api.proto ContainerConfig.log_path: the CRI log format names each record\'s stream (two pipes: containerd orders records within a stream, not across them)',
     async run(ctx) {
       const records = await exitedWithLog(ctx, ['sh', '-c', 'echo out; echo err >&2; echo out2']);
-      assert.deepEqual(records, [
-        { stream: 'stdout', tag: 'F', content: 'out' },
-        { stream: 'stderr', tag: 'F', content: 'err' },
-        { stream: 'stdout', tag: 'F', content: 'out2' },
-      ]);
+      const of = (stream: string) => records.filter((record) => record.stream === stream).map((record) => `${record.tag} ${record.content}`);
+      assert.deepEqual(of('stdout'), ['F out', 'F out2']);
+      assert.deepEqual(of('stderr'), ['F err']);
+      assert.equal(records.length, 3);
     },
   },
   {
