@@ -1,9 +1,11 @@
 // The files a simulated container has, as far as exec commands can see them: a
 // few the image and the runtime provide (/etc/hostname, /etc/hosts,
-// /etc/resolv.conf), those the container's own script writes (`touch
+// /etc/resolv.conf, /etc/passwd and /etc/group, the sandbox's sysctls under
+// /proc/sys), those the container's own script writes (`touch
 // /tmp/healthy; sleep 30; rm -f /tmp/healthy`, applied at the time the script
 // would reach them), and those exec commands write. Kept per container record in
 // a WeakMap, so a removed container's files go with it.
+import { accountFiles, formatId, formatWhoami, identityOf, ROOT_IDENTITY, type ProcessIdentity } from './container-identity.js';
 import type { ContainerRecord, SandboxRecord } from './state-store.js';
 import { parseScript, shellScript } from './shell-words.js';
 
@@ -20,7 +22,12 @@ export class ContainerFiles {
   private readonly contentByPath = new Map<string, string>();
   private pending: TimedEffect[] = [];
 
-  constructor(initial: Record<string, string> = {}, pending: TimedEffect[] = []) {
+  constructor(
+    initial: Record<string, string> = {},
+    pending: TimedEffect[] = [],
+    /** Who the container's processes run as (what `id` shows). */
+    readonly identity: ProcessIdentity = ROOT_IDENTITY,
+  ) {
     for (const [path, content] of Object.entries(initial)) this.contentByPath.set(path, content);
     this.pending = pending.sort((a, b) => a.atMs - b.atMs);
   }
@@ -92,10 +99,26 @@ export function filesOf(container: ContainerRecord, sandbox: SandboxRecord | und
   let files = filesByContainer.get(container);
   if (!files) {
     const startedAtMs = container.startedAtNs > 0 ? container.startedAtNs / 1_000_000 : Date.now();
-    files = new ContainerFiles(runtimeFiles(sandbox), scriptEffects([...container.config.command, ...container.config.args], startedAtMs));
+    files = new ContainerFiles(
+      { ...accountFiles(), ...runtimeFiles(sandbox), ...sysctlFiles(sandbox) },
+      scriptEffects([...container.config.command, ...container.config.args], startedAtMs),
+      identityOf(container.config.linux?.security_context),
+    );
     filesByContainer.set(container, files);
   }
   return files;
+}
+
+/** What a command substitution in the container's own script prints: `id …`, `whoami`, `hostname`, `cat FILE`. */
+export function commandSubstitution(files: ContainerFiles): (command: string) => string | undefined {
+  return (command) => {
+    const [name, ...args] = command.split(/\s+/);
+    if (name === 'id') return formatId(args, files.identity).stdout;
+    if (name === 'whoami') return formatWhoami(files.identity).stdout;
+    if (name === 'hostname') return files.read('/etc/hostname');
+    if (name === 'cat' && args.length === 1) return files.read(args[0]);
+    return undefined;
+  };
 }
 
 /** What containerd mounts into every container of a pod. */
@@ -112,6 +135,15 @@ function runtimeFiles(sandbox: SandboxRecord | undefined): Record<string, string
     '/etc/hosts': `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${sandbox?.ip ? `${sandbox.ip}\t${hostname}\n` : ''}`,
     '/etc/resolv.conf': resolv.length ? `${resolv.join('\n')}\n` : '',
   };
+}
+
+/** The sandbox's sysctls as /proc/sys files (`kernel.shm_rmid_forced` → /proc/sys/kernel/shm_rmid_forced), as runc sets them. */
+function sysctlFiles(sandbox: SandboxRecord | undefined): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const [key, value] of Object.entries(sandbox?.config.linux?.sysctls ?? {})) {
+    files[`/proc/sys/${key.replaceAll('.', '/')}`] = `${value}\n`;
+  }
+  return files;
 }
 
 /**

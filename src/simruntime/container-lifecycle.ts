@@ -1,10 +1,23 @@
 // State transitions of a simulated container's process: CREATED → RUNNING on
-// start, RUNNING → EXITED when its command ends, when a stop's signal ends it, or
-// when it is killed. Timers stand in for the process; nothing here waits on a
+// start, RUNNING → EXITED when its command ends, when a stop's signal ends it, when
+// it is killed, or when it holds more memory than its limit allows (the kernel's
+// OOM killer: exit code 137, reason OOMKilled, as containerd reports it). Timers stand in for the process; nothing here waits on a
 // lock, so stops of many containers overlap as they do under containerd.
 import type { ContainerEventSink } from './container-events.js';
 import { stopOutcome, EXIT_CODE_SIGKILL } from './process-model.js';
 import { nowNs, type ContainerRecord } from './state-store.js';
+
+/** containerd's reason for a container the OOM killer ended. */
+export const REASON_OOM_KILLED = 'OOMKilled';
+/** How long a process over its memory limit runs before the OOM killer ends it. */
+export const OOM_KILL_AFTER_MS = 20;
+
+/** A running process holds more than the container's memory limit allows. */
+export function overMemoryLimit(container: ContainerRecord): boolean {
+  const limitBytes = Number(container.resources?.memory_limit_in_bytes ?? 0);
+  const heldBytes = container.behaviour.memoryBytes;
+  return limitBytes > 0 && heldBytes !== undefined && heldBytes > limitBytes;
+}
 
 /** Per-container timers and waiters, kept out of the plain state record. */
 interface ProcessHandles {
@@ -38,7 +51,10 @@ export class ContainerLifecycle {
     container.startedAtNs = nowNs();
     const handles = this.handlesOf(container);
     const exit = container.behaviour.exit;
-    if (exit) {
+    if (overMemoryLimit(container)) {
+      handles.exitTimer = setTimeout(() => this.markExited(container, EXIT_CODE_SIGKILL, REASON_OOM_KILLED), OOM_KILL_AFTER_MS);
+      handles.exitTimer.unref();
+    } else if (exit) {
       handles.exitTimer = setTimeout(() => void this.exitOnItsOwn(container, exit.code), exit.afterMs);
       handles.exitTimer.unref();
     }
@@ -73,6 +89,11 @@ export class ContainerLifecycle {
     await exited;
   }
 
+  /** UpdateContainerResources changed the limits: a running process now over its memory limit is OOM-killed. */
+  resourcesChanged(container: ContainerRecord): void {
+    if (container.state === 'CONTAINER_RUNNING' && overMemoryLimit(container)) this.markExited(container, EXIT_CODE_SIGKILL, REASON_OOM_KILLED);
+  }
+
   /** SIGKILL now, as StopPodSandbox and a forced RemoveContainer do. */
   kill(container: ContainerRecord): void {
     if (container.state === 'CONTAINER_RUNNING') this.markExited(container, EXIT_CODE_SIGKILL);
@@ -98,13 +119,13 @@ export class ContainerLifecycle {
     this.handles.clear();
   }
 
-  /** containerd's reasons: Completed for 0, Error otherwise. */
-  private markExited(container: ContainerRecord, exitCode: number): void {
+  /** containerd's reasons: OOMKilled when the OOM killer ended it, else Completed for 0 and Error otherwise. */
+  private markExited(container: ContainerRecord, exitCode: number, reason = exitCode === 0 ? 'Completed' : 'Error'): void {
     if (container.state !== 'CONTAINER_RUNNING') return;
     container.state = 'CONTAINER_EXITED';
     container.finishedAtNs = nowNs();
     container.exitCode = exitCode;
-    container.reason = exitCode === 0 ? 'Completed' : 'Error';
+    container.reason = reason;
     this.output?.exited(container);
     this.events?.containerChanged(container, 'CONTAINER_STOPPED_EVENT');
     const handles = this.handles.get(container.id);

@@ -9,6 +9,7 @@ import { appendFile, open, type FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import { formatCriLogLine, formatRecordTime } from '../shared/logs/cri-log-format.js';
+import { commandSubstitution, filesOf } from './container-files.js';
 import { outputOf, type OutputLine } from './container-output.js';
 import { unknown } from './sim-error.js';
 import type { ContainerRecord, StateStore } from './state-store.js';
@@ -24,6 +25,8 @@ interface LoopingWriter {
 
 export class ContainerLogWriter {
   private readonly loopingById = new Map<string, LoopingWriter>();
+  /** The start lines' write per container, until it landed: an exit waits for it. */
+  private readonly startWritesById = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: StateStore,
@@ -34,8 +37,13 @@ export class ContainerLogWriter {
   started(container: ContainerRecord): void {
     const path = this.logPathOf(container);
     if (!path) return;
-    const output = outputOf(container.config.command, container.config.args);
-    this.append(path, output.atStart, container.id);
+    const files = filesOf(container, this.store.findSandbox(container.sandboxId));
+    const output = outputOf(container.config.command, container.config.args, commandSubstitution(files));
+    const written = this.append(path, output.atStart, container.id);
+    this.startWritesById.set(container.id, written);
+    void written.then(() => {
+      if (this.startWritesById.get(container.id) === written) this.startWritesById.delete(container.id);
+    });
     const loop = output.loop;
     if (!loop) return;
     const writer: LoopingWriter = { path, chain: Promise.resolve(), timer: setInterval(() => this.print(writer, loop.lines), loop.periodMs) };
@@ -45,11 +53,16 @@ export class ContainerLogWriter {
     this.loopingById.set(container.id, writer);
   }
 
-  /** The container's command reached its end: its last lines, before it is marked exited. */
+  /**
+   * The container's command reached its end: everything it printed is in its log
+   * before it shows as exited (a reader that sees EXITED finds every line).
+   */
   async beforeExit(container: ContainerRecord): Promise<void> {
+    await this.startWritesById.get(container.id);
     const path = this.logPathOf(container);
     if (!path) return;
-    const { atExit } = outputOf(container.config.command, container.config.args);
+    const files = filesOf(container, this.store.findSandbox(container.sandboxId));
+    const { atExit } = outputOf(container.config.command, container.config.args, commandSubstitution(files));
     if (atExit.length > 0) await this.append(path, atExit, container.id);
   }
 
@@ -82,6 +95,7 @@ export class ContainerLogWriter {
       void writer.chain.then(() => writer.handle?.close()).catch(() => undefined);
     }
     this.loopingById.clear();
+    this.startWritesById.clear();
   }
 
   private print(writer: LoopingWriter, lines: OutputLine[]): void {

@@ -7,7 +7,9 @@
 //   - echoes after a sleep (outside a loop) print just before the process exits
 //     on its own (not when it is killed);
 //   - `echo ... >&2` prints to stderr; `echo ... > file` prints nothing.
-// Variables and command substitutions are printed as written: the sim has no shell.
+// Variables are printed as written: the sim has no shell. A command substitution
+// `$(...)` is replaced by what the given Substitution answers for it (the
+// container's `id`, `hostname`, a file it can read), else printed as written.
 
 import type { LogStream } from '../shared/logs/cri-log-format.js';
 
@@ -28,13 +30,21 @@ export interface ProcessOutput {
 
 const SHELLS = new Set(['sh', 'ash', 'bash', 'dash']);
 
-export function outputOf(command: readonly string[], args: readonly string[]): ProcessOutput {
+/** What a command substitution's command prints, or undefined when the sim cannot tell. */
+export type Substitution = (command: string) => string | undefined;
+
+export function outputOf(command: readonly string[], args: readonly string[], substitute: Substitution = () => undefined): ProcessOutput {
   const argv = [...command, ...args];
   const program = argv[0]?.slice(argv[0].lastIndexOf('/') + 1) ?? '';
   // A bare echo gets its arguments as they are: no shell splits or unquotes them.
   if (program === 'echo') return { atStart: [{ stream: 'stdout', text: argv.slice(1).join(' ') }], atExit: [] };
   if (!SHELLS.has(program) || argv[1] !== '-c' || argv[2] === undefined) return { atStart: [], atExit: [] };
-  return scriptOutput(statementsOf(argv[2]));
+  return scriptOutput(statementsOf(argv[2]).map((statement) => substituted(statement, substitute)));
+}
+
+/** The statement with each `$(command)` replaced by its output, less trailing newlines, as sh does. */
+function substituted(statement: string, substitute: Substitution): string {
+  return statement.replace(/\$\(([^()]*)\)/g, (written, inner: string) => substitute(inner.trim())?.replace(/\n+$/, '') ?? written);
 }
 
 function scriptOutput(statements: string[]): ProcessOutput {

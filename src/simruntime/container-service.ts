@@ -1,9 +1,12 @@
-// RuntimeService container calls of the simulated runtime, with containerd's
+// RuntimeService container calls of the simulated runtime, with the CRI's
 // contract: CreateContainer needs a READY sandbox, a pulled image and a
 // (name, attempt) not yet used in the sandbox; StartContainer only starts a
-// CREATED container; StopContainer of a stopped container and RemoveContainer of
-// an unknown one succeed; status and stop of an unknown ID are NotFound.
+// CREATED container; StopContainer of a stopped or unknown container and
+// RemoveContainer of an unknown one succeed (api.proto: idempotent; containerd
+// 1.6 answers NotFound for the unknown stop, 1.7+ and CRI-O succeed); status of
+// an unknown ID is NotFound.
 import type * as cri from '../shared/cri/types.js';
+import { securityContextFailure } from './container-identity.js';
 import { containerMatches } from './filters.js';
 import { behaviourOf } from './process-model.js';
 import type { SimContext } from './sim-context.js';
@@ -22,6 +25,8 @@ export async function createContainer(
   if (sandbox.state !== 'SANDBOX_READY') {
     throw unknown(`failed to create container in sandbox "${sandbox.id}": sandbox is in ${sandbox.state} state`);
   }
+  const refused = securityContextFailure(config.linux?.security_context);
+  if (refused) throw refused;
   const imageName = config.image?.image ?? '';
   const image = ctx.store.findImage(imageName);
   if (!image) throw notFound(`failed to get image "${imageName}": not found`);
@@ -71,8 +76,8 @@ export async function startContainer(ctx: SimContext, req: cri.StartContainerReq
 
 export async function stopContainer(ctx: SimContext, req: cri.StopContainerRequest__Output): Promise<cri.StopContainerResponse> {
   await ctx.latency.wait('StopContainer');
-  const container = ctx.store.getContainer(req.container_id);
-  await ctx.lifecycle.stop(container, Number(req.timeout));
+  const container = ctx.store.findContainer(req.container_id);
+  if (container) await ctx.lifecycle.stop(container, Number(req.timeout));
   return {};
 }
 
@@ -120,5 +125,6 @@ export async function updateContainerResources(
     throw unknown(`failed to update resources: container "${container.id}" is in ${container.state} state`);
   }
   if (req.linux) container.resources = req.linux;
+  ctx.lifecycle.resourcesChanged(container);
   return {};
 }

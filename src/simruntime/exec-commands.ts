@@ -1,10 +1,11 @@
 // The commands an exec in a simulated container can run (ExecSync for probes and
 // /run, Exec for kubectl exec), as busybox would run them: echo, cat, sleep,
-// true/false, ls, test/[, touch, rm, pwd, hostname, exit and `sh -c` lists with
+// true/false, ls, test/[, touch, rm, pwd, hostname, id, whoami, exit and `sh -c` lists with
 // redirections into the container's file set (container-files.ts). An unknown
 // command fails with 127 and sh's message. Nothing runs on the host.
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { ContainerFiles } from './container-files.js';
+import { formatId, formatWhoami } from './container-identity.js';
 import { parseScript, shellScript, type ListItem, type SimpleCommand } from './shell-words.js';
 
 /** busybox sh's exit code for a command it cannot find. */
@@ -176,11 +177,20 @@ const BUILTINS: Record<string, Builtin> = {
     io.stdout('/\n');
     return 0;
   },
+  id: (args, files, io) => printed(formatId(args, files.identity), io),
+  whoami: (_args, files, io) => printed(formatWhoami(files.identity), io),
   hostname: (_args, files, io) => {
     io.stdout(files.read('/etc/hostname') ?? 'localhost\n');
     return 0;
   },
 };
+
+/** Writes a utility's output and answers its exit code. */
+function printed(result: { stdout: string; stderr: string; exitCode: number }, io: CommandIo): number {
+  if (result.stdout) io.stdout(result.stdout);
+  if (result.stderr) io.stderr(result.stderr);
+  return result.exitCode;
+}
 
 /** `test -f/-e/-d/-s path`, `test -n/-z s`, `test a = b`, `test a != b`. */
 function evaluateTest(args: string[], files: ContainerFiles): number {

@@ -27,6 +27,20 @@ export interface CatalogOptions {
   defaultImageSizeBytes: number;
   /** Sizes by image name as written or canonical. */
   imageSizesBytes: Record<string, number>;
+  /**
+   * Groups of tagged references that name one image in the simulated registries
+   * (one manifest pushed under several tags or repositories): a pull of any of
+   * them yields the same image ID, which then carries every tag pulled.
+   */
+  sameImages?: string[][];
+}
+
+/** What a pull of a reference yields. */
+export interface ImageContent {
+  /** The image ID (config digest). */
+  id: string;
+  /** The reference's repository with the manifest digest, e.g. docker.io/library/busybox@sha256:…; a repo digest of the image. */
+  repoDigest: string;
 }
 
 /** Docker-style normalisation: "busybox" → docker.io/library/busybox:latest. */
@@ -59,19 +73,59 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The image ID (config digest) a pull of this reference yields. */
-export function imageIdOf(ref: ImageReference): string {
-  return `sha256:${sha256Hex(`image-config:${ref.host}/${ref.path}:${ref.tag ?? ref.digest}`)}`;
+/** What names one image's content: a tagged reference standing for its image, or a digest nobody tagged. */
+function contentKeyOf(ref: ImageReference): string {
+  return `${ref.host}/${ref.path}:${ref.tag ?? ref.digest}`;
 }
 
-/** The repo digest (manifest digest) of this reference. */
+function imageIdOfKey(contentKey: string): string {
+  return `sha256:${sha256Hex(`image-config:${contentKey}`)}`;
+}
+
+function manifestDigestOfKey(contentKey: string): string {
+  return `sha256:${sha256Hex(`manifest:${contentKey}`)}`;
+}
+
+/** The image ID (config digest) a pull of this reference yields when no other reference names the same image. */
+export function imageIdOf(ref: ImageReference): string {
+  return imageIdOfKey(contentKeyOf(ref));
+}
+
+/** The repo digest (manifest digest) of this reference when no other reference names the same image. */
 export function repoDigestOf(ref: ImageReference): string {
-  const digest = ref.digest ?? `sha256:${sha256Hex(`manifest:${ref.host}/${ref.path}:${ref.tag}`)}`;
-  return `${ref.host}/${ref.path}@${digest}`;
+  return `${ref.host}/${ref.path}@${ref.digest ?? manifestDigestOfKey(contentKeyOf(ref))}`;
 }
 
 export class ImageCatalog {
-  constructor(private readonly options: CatalogOptions) {}
+  /** Canonical tagged name → the content key of its image (the first of its sameImages group). */
+  private readonly contentKeyByTag = new Map<string, string>();
+  /** Manifest digest → content key, for every digest the catalog handed out, so a pull by digest finds its image. */
+  private readonly contentKeyByDigest = new Map<string, string>();
+
+  constructor(private readonly options: CatalogOptions) {
+    for (const group of options.sameImages ?? []) {
+      const refs = group.map(parseImageReference);
+      for (const ref of refs) this.contentKeyByTag.set(ref.canonical, contentKeyOf(refs[0]));
+      if (refs.length > 0) this.contentOf(refs[0]);
+    }
+  }
+
+  /**
+   * The image a reference names: its ID, and its repository's digest of it. Tags of
+   * one image (sameImages) and a digest handed out for a tag yield that image's ID,
+   * as a registry serves one manifest under all of them.
+   */
+  contentOf(ref: ImageReference): ImageContent {
+    const repository = `${ref.host}/${ref.path}`;
+    if (ref.digest) {
+      const key = this.contentKeyByDigest.get(ref.digest) ?? contentKeyOf(ref);
+      return { id: imageIdOfKey(key), repoDigest: `${repository}@${ref.digest}` };
+    }
+    const key = this.contentKeyByTag.get(ref.canonical) ?? contentKeyOf(ref);
+    const digest = manifestDigestOfKey(key);
+    this.contentKeyByDigest.set(digest, key);
+    return { id: imageIdOfKey(key), repoDigest: `${repository}@${digest}` };
+  }
 
   /** Why a pull of `ref` fails, worded as containerd words it; undefined when it exists. */
   pullFailure(ref: ImageReference): SimError | undefined {

@@ -8,13 +8,22 @@
 //   - `exit N` exits with N after the total of its `sleep`s (50 ms if none):
 //     `sh -c "sleep 1; exit 1"` runs about 1 s then exits 1;
 //   - `sleep N` with no exit exits 0 after N s (`sleep infinity` never);
-//   - a bare `true` exits 0 at once, a bare `false` exits 1 at once;
+//   - a bare `true` exits 0 at once, a bare `false` exits 1 at once, and so does
+//     (with 0) a bare one-shot utility such as `echo hello` or `id -u`;
+//   - a statement that never ends on its own (`top`, `tail -f`, `yes`, `dd` from
+//     /dev/zero or /dev/urandom without `count=`, a web server) runs until stopped,
+//     as critest's pause command `sh -c top` does;
 //   - any other shell script (`sh -c '...'`) does its work and exits 0 (50 ms),
 //     as `sh -c 'echo ready > /work/state'` does in an init container;
 //   - anything else (an image's own entrypoint, a server binary) runs until stopped.
+// What the process holds in memory is read too (`dd bs=20M` holds 20 MiB, `tail
+// /dev/zero` grows without end), so that a container over its memory limit is
+// OOM-killed (container-lifecycle.ts), as critest's "Container OOM" expects.
 // `trap ... TERM` makes the process ignore SIGTERM: a stop then waits the whole
 // grace period and kills it (137). Otherwise SIGTERM ends it at once (143), as a
 // shell that dies of signal 15 reports.
+
+import { statementsOf } from './container-output.js';
 
 /** Exit code of a process killed by SIGKILL (128 + 9). */
 export const EXIT_CODE_SIGKILL = 137;
@@ -30,6 +39,8 @@ export interface ProcessBehaviour {
   exit?: { code: number; afterMs: number };
   /** True when the command traps SIGTERM, so only SIGKILL stops it. */
   ignoresSigterm: boolean;
+  /** Bytes the process holds once it runs (Infinity: grows until killed); absent when the command says nothing of it. */
+  memoryBytes?: number;
 }
 
 export interface StopOutcome {
@@ -47,11 +58,20 @@ const TRUE_PATTERN = /(^|[\s;&|/])true($|[\s;&|])/;
 const FALSE_PATTERN = /(^|[\s;&|/])false($|[\s;&|])/;
 
 export function behaviourOf(command: readonly string[], args: readonly string[]): ProcessBehaviour {
-  const line = [...command, ...args].join(' ');
+  const argv = [...command, ...args];
+  const memoryBytes = memoryDemandBytes(argv);
+  const behaviour = exitBehaviour(argv);
+  return memoryBytes === undefined ? behaviour : { ...behaviour, memoryBytes };
+}
+
+function exitBehaviour(argv: readonly string[]): ProcessBehaviour {
+  const line = argv.join(' ');
   const ignoresSigterm = TRAP_TERM_PATTERN.test(line);
   // A trap's handler text (e.g. 'exit 0') is not what the main program does.
   const program = line.replace(TRAP_PATTERN, 'trap');
   if (LOOP_PATTERN.test(program)) return { ignoresSigterm };
+  const script = isShellScript(argv) ? (argv[2] ?? '').replace(TRAP_PATTERN, 'trap') : program;
+  if (statementsOf(script).some(neverEnds)) return { ignoresSigterm };
   const sleepMs = totalSleepMs(program);
   const exitCode = lastExitCode(program);
   if (exitCode !== undefined) {
@@ -62,8 +82,39 @@ export function behaviourOf(command: readonly string[], args: readonly string[])
   if (sleepMs > 0) return { exit: { code: 0, afterMs: sleepMs }, ignoresSigterm };
   if (TRUE_PATTERN.test(program)) return { exit: { code: 0, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
   if (FALSE_PATTERN.test(program)) return { exit: { code: 1, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
-  if (isShellScript([...command, ...args])) return { exit: { code: 0, afterMs: BARE_EXIT_RUN_MS }, ignoresSigterm };
+  if (isShellScript(argv)) return { exit: { code: 0, afterMs: BARE_EXIT_RUN_MS }, ignoresSigterm };
+  if (ONE_SHOT_PROGRAMS.has(programName(argv[0]))) return { exit: { code: 0, afterMs: INSTANT_EXIT_RUN_MS }, ignoresSigterm };
   return { ignoresSigterm };
+}
+
+/** busybox utilities that print something and end when run as the container's command. */
+const ONE_SHOT_PROGRAMS = new Set(['echo', 'printf', 'id', 'whoami', 'hostname', 'env', 'printenv', 'date', 'uname', 'ls', 'pwd', 'cat']);
+/** Programs that never end on their own. */
+const ENDLESS_PROGRAMS = new Set(['top', 'yes', 'watch', 'httpd', 'nginx']);
+const ENDLESS_DEVICES = /\bif=\/dev\/(zero|u?random)\b/;
+
+function programName(word: string | undefined): string {
+  return word ? word.slice(word.lastIndexOf('/') + 1) : '';
+}
+
+/** A statement that runs until it is stopped. */
+function neverEnds(statement: string): boolean {
+  const words = statement.split(/\s+/);
+  const name = programName(words[0]);
+  if (ENDLESS_PROGRAMS.has(name)) return true;
+  if (name === 'tail') return words.includes('-f') || words.includes('-F');
+  if (name === 'nc') return words.some((word) => /^-\w*l/.test(word));
+  return name === 'dd' && ENDLESS_DEVICES.test(statement) && !/\bcount=/.test(statement);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, c: 1, w: 2, b: 512, k: 1024, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/** What the command holds in memory: dd's block buffer (`bs=20M`), or no end for `tail /dev/zero`. */
+function memoryDemandBytes(argv: readonly string[]): number | undefined {
+  const line = argv.join(' ');
+  if (/\btail\s+(-\S+\s+)*\/dev\/zero\b/.test(line)) return Infinity;
+  const blockSize = /\bdd\b[^;|&]*\b(?:i?bs)=(\d+)([cwbkKMG]?)/.exec(line);
+  return blockSize ? Number(blockSize[1]) * SIZE_UNITS[blockSize[2]] : undefined;
 }
 
 const SHELLS = new Set(['sh', 'ash', 'bash', 'dash']);

@@ -117,7 +117,7 @@ export function imageServiceHandlers(ctx: SimContext, images: ImageService): cri
   return {
     ListImages: unaryHandler(ctx, 'ListImages', (req: cri.ListImagesRequest__Output) => images.listImages(req)),
     ImageStatus: unaryHandler(ctx, 'ImageStatus', (req: cri.ImageStatusRequest__Output) => images.imageStatus(req)),
-    PullImage: unaryHandler(ctx, 'PullImage', (req: cri.PullImageRequest__Output) => images.pullImage(req)),
+    PullImage: unaryHandler(ctx, 'PullImage', (req: cri.PullImageRequest__Output, callerGone) => images.pullImage(req, callerGone)),
     RemoveImage: unaryHandler(ctx, 'RemoveImage', (req: cri.RemoveImageRequest__Output) => images.removeImage(req)),
     ImageFsInfo: unaryHandler(ctx, 'ImageFsInfo', () => images.imageFsInfo()),
   };

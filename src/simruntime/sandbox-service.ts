@@ -1,8 +1,9 @@
-// RuntimeService pod sandbox calls of the simulated runtime, with containerd's
+// RuntimeService pod sandbox calls of the simulated runtime, with the CRI's
 // contract: a sandbox is READY when RunPodSandbox answers; StopPodSandbox kills
-// its containers and frees its IP and may be repeated; RemovePodSandbox stops it
-// first if needed and succeeds for an unknown ID; status of an unknown ID is
-// NotFound, and so is a stop of one (containerd 1.6 looks the ID up first).
+// its containers and frees its IP, may be repeated and succeeds for an unknown ID
+// (api.proto: idempotent; containerd 1.6 answers NotFound there, 1.7+ and CRI-O
+// succeed, as critest requires); RemovePodSandbox stops it first if needed and
+// succeeds for an unknown ID; status of an unknown ID is NotFound.
 import type * as cri from '../shared/cri/types.js';
 import { sandboxMatches } from './filters.js';
 import type { SimContext } from './sim-context.js';
@@ -56,7 +57,8 @@ export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxReque
 
 export async function stopPodSandbox(ctx: SimContext, req: cri.StopPodSandboxRequest__Output): Promise<cri.StopPodSandboxResponse> {
   await ctx.latency.wait('StopPodSandbox');
-  stopSandbox(ctx, ctx.store.getSandbox(req.pod_sandbox_id));
+  const sandbox = ctx.store.findSandbox(req.pod_sandbox_id);
+  if (sandbox) stopSandbox(ctx, sandbox);
   return {};
 }
 

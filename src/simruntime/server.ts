@@ -37,6 +37,8 @@ export interface SimRuntimeOptions {
   knownRegistries?: string[];
   /** Images present from the start, without a pull. */
   preloadImages?: string[];
+  /** Groups of tagged references that are one image in the simulated registries (image-catalog.ts). */
+  sameImages?: string[][];
   /** Serve GetContainerEvents (as containerd 1.7+ and CRI-O do); false answers UNIMPLEMENTED, as containerd 1.6. Default true. */
   containerEvents?: boolean;
 }
@@ -74,6 +76,7 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
       knownRegistries: options.knownRegistries,
       defaultImageSizeBytes: latencyOptions.defaultImageSizeBytes,
       imageSizesBytes: latencyOptions.imageSizesBytes,
+      sameImages: options.sameImages,
     }),
     stats: new CallStats(),
     logger,

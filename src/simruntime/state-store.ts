@@ -45,9 +45,10 @@ export interface ContainerRecord {
 
 export interface ImageRecord {
   id: string;
-  /** Canonical name, e.g. docker.io/library/busybox:latest; empty for digest-only pulls. */
-  repoTag: string;
-  repoDigest: string;
+  /** Every tag pulled for this image, canonical, e.g. docker.io/library/busybox:latest; none for digest-only pulls. */
+  repoTags: string[];
+  /** Every repository's manifest digest reference of it, e.g. docker.io/library/busybox@sha256:…. */
+  repoDigests: string[];
   sizeBytes: number;
   pulledAtNs: number;
 }
@@ -116,7 +117,7 @@ export class StateStore {
     const ref = parseImageReference(name);
     const repoDigest = ref.digest ? `${ref.host}/${ref.path}@${ref.digest}` : undefined;
     for (const image of this.imagesById.values()) {
-      if (repoDigest ? image.repoDigest === repoDigest : image.repoTag === ref.canonical) return image;
+      if (repoDigest ? image.repoDigests.includes(repoDigest) : image.repoTags.includes(ref.canonical)) return image;
     }
     return undefined;
   }

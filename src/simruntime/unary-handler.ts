@@ -1,7 +1,9 @@
 // Adapts an async `request → reply` function to a grpc-js unary handler: counts
 // the call, turns SimError into the gRPC status it carries and anything else
 // into INTERNAL (a bug in the sim, logged loudly). A fault a test injected comes first.
-import { status as GrpcStatus, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+// The handler gets a signal that aborts when the caller goes away: its deadline
+// passed or it cancelled, as containerd's handlers see their context end.
+import { status as GrpcStatus, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { CallStats } from './call-stats.js';
 import type { FaultInjector } from './fault-injection.js';
@@ -16,13 +18,19 @@ export interface HandlerEnv {
   store: StateStore;
 }
 
-export function unaryHandler<Req, Res>(env: HandlerEnv, rpc: RpcName, impl: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
+export function unaryHandler<Req, Res>(
+  env: HandlerEnv,
+  rpc: RpcName,
+  impl: (request: Req, callerGone: AbortSignal) => Promise<Res>,
+): handleUnaryCall<Req, Res> {
   return (call, callback: sendUnaryData<Res>) => {
     const end = env.stats.begin(rpc);
     const startedMs = performance.now();
+    const callerGone = callerGoneSignal(call);
     env.faults
       .apply(rpc, call.request, env.store)
-      .then(() => impl(call.request))
+      .then(() => impl(call.request, callerGone.signal))
+      .finally(() => callerGone.release())
       .then(
       (reply) => {
         end();
@@ -40,5 +48,23 @@ export function unaryHandler<Req, Res>(env: HandlerEnv, rpc: RpcName, impl: (req
         callback({ code: GrpcStatus.INTERNAL, details: `simulated runtime: ${(err as Error)?.message ?? String(err)}` });
       },
     );
+  };
+}
+
+/** Aborts when the call is cancelled or its deadline passes; release() drops the timer once the call is answered. */
+function callerGoneSignal(call: ServerUnaryCall<unknown, unknown>): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  call.once('cancelled', abort);
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  const timer = Number.isFinite(deadlineMs) ? setTimeout(abort, Math.max(deadlineMs - Date.now(), 0)) : undefined;
+  timer?.unref();
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      call.off('cancelled', abort);
+    },
   };
 }

@@ -54,10 +54,10 @@ export function toContainerStatus(container: ContainerRecord, sandbox: SandboxRe
     finished_at: container.finishedAtNs,
     exit_code: container.exitCode,
     image: {
-      image: container.image.repoTag || container.config.image?.image || '',
+      image: container.image.repoTags[0] || container.config.image?.image || '',
       user_specified_image: container.config.image?.user_specified_image ?? '',
     },
-    image_ref: container.image.repoDigest || container.image.id,
+    image_ref: container.image.repoDigests[0] || container.image.id,
     reason: container.reason,
     message: container.message,
     labels: container.config.labels,
@@ -72,8 +72,8 @@ export function toContainerStatus(container: ContainerRecord, sandbox: SandboxRe
 export function toImage(image: ImageRecord): cri.Image {
   return {
     id: image.id,
-    repo_tags: image.repoTag ? [image.repoTag] : [],
-    repo_digests: [image.repoDigest],
+    repo_tags: image.repoTags,
+    repo_digests: image.repoDigests,
     size: image.sizeBytes,
     uid: null,
     username: '',

@@ -32,4 +32,18 @@ describe('image catalog', () => {
     assert.equal(closed.pullFailure(parseImageReference('127.0.0.1:5000/busybox:1.36')), undefined);
     assert.match(closed.pullFailure(parseImageReference('busybox'))?.message ?? '', /lookup docker\.io: no such host/);
   });
+
+  it('gives the tags of one image (sameImages), and a digest it handed out, that image\'s ID', () => {
+    const catalog = new ImageCatalog({ defaultImageSizeBytes: 1, imageSizesBytes: {}, sameImages: [['reg.test/app:1', 'reg.test/app:latest']] });
+    const one = catalog.contentOf(parseImageReference('reg.test/app:1'));
+    const latest = catalog.contentOf(parseImageReference('reg.test/app:latest'));
+    assert.deepEqual(latest, one);
+    const byDigest = catalog.contentOf(parseImageReference(one.repoDigest));
+    assert.deepEqual(byDigest, one);
+    const other = catalog.contentOf(parseImageReference('reg.test/app:2'));
+    assert.notEqual(other.id, one.id);
+    assert.equal(catalog.contentOf(parseImageReference(other.repoDigest)).id, other.id);
+    // An ungrouped tag keeps the ID it always had.
+    assert.equal(other.id, imageIdOf(parseImageReference('reg.test/app:2')));
+  });
 });

@@ -77,3 +77,29 @@ describe('simulated runtime: images', () => {
     assert.ok(fs.timestamp > 0);
   });
 });
+
+describe('simulated runtime: a pull its caller gave up on', () => {
+  let h: SimHarness;
+  // Only the download costs time: 20 MB at 100 MB/s, 200 ms.
+  before(async () => {
+    h = await startHarness({ scale: 1, jitter: 0, callLatencyMs: { PullImage: 0 }, defaultImageSizeBytes: 20_000_000 });
+  });
+  after(async () => h.close());
+
+  const waitOutTheDownload = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+  it('answers DeadlineExceeded and stores nothing when nobody else waits for it', async () => {
+    const err = await rejectionOf(h.client.pullImage({ image: { image: 'cut:1' } }, 50));
+    assert.equal(err.code, GrpcStatus.DEADLINE_EXCEEDED);
+    await waitOutTheDownload();
+    assert.equal((await h.client.imageStatus({ image: { image: 'cut:1' } })).image, null);
+  });
+
+  it('stores the image when another caller still waits for the same download', async () => {
+    const patient = h.client.pullImage({ image: { image: 'shared:1' } }, 5_000);
+    const hasty = await rejectionOf(h.client.pullImage({ image: { image: 'shared:1' } }, 50));
+    assert.equal(hasty.code, GrpcStatus.DEADLINE_EXCEEDED);
+    const { image_ref: ref } = await patient;
+    assert.equal((await h.client.imageStatus({ image: { image: 'shared:1' } })).image?.id, ref);
+  });
+});
