@@ -4,7 +4,7 @@
 // second wait for the first's blobs). ImageStatus of a missing image is an empty
 // reply, not an error; RemoveImage is idempotent.
 import type * as cri from '../shared/cri/types.js';
-import { imageIdOf, parseImageReference, repoDigestOf } from './image-catalog.js';
+import { imageIdOf, imageUserOf, parseImageReference, repoDigestOf } from './image-catalog.js';
 import type { SimContext } from './sim-context.js';
 import { invalidArgument } from './sim-error.js';
 import { nowNs, type ImageRecord } from './state-store.js';
@@ -95,6 +95,7 @@ export class ImageService {
       repoDigest: repoDigestOf(ref),
       sizeBytes: this.ctx.catalog.sizeOf(name, ref),
       pulledAtNs: nowNs(),
+      user: imageUserOf(ref),
     };
   }
 }

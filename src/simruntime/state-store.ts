@@ -50,6 +50,8 @@ export interface ImageRecord {
   repoDigest: string;
   sizeBytes: number;
   pulledAtNs: number;
+  /** The User of the image's config ('' for none: root). */
+  user: string;
 }
 
 /** Nanoseconds since the epoch, the unit of every CRI timestamp. */
