@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { CriClient } from '../../src/shared/cri/client.js';
 import type { Pod } from '../../src/shared/types.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
-import { findPod, isRunningAndReady, kubeletServerPortArgs, spawnShardlet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { findPod, isRunningAndReady, kubeletServerPortArgs, signalGroup, spawnShardlet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from '../e2e/scenarios.js';
 
 const POD_TIMEOUT_MS = 60_000;
@@ -100,8 +100,12 @@ describe('attack: sysctls a pod must not set', () => {
   test('an allowedUnsafeSysctls entry that is not namespaced stops the start, naming the flag', async () => {
     const args = [`--container-runtime-endpoint=${sim.endpoint}`, `--root-dir=${join(dir, 'refused')}`, '--read-only-port=0', '--allowed-unsafe-sysctls=kernel.*'];
     const { child, stderr } = spawnShardlet([...(await kubeletServerPortArgs(args)), ...args]);
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
-    assert.notEqual(code, 0);
-    assert.match(stderr(), /--allowed-unsafe-sysctls: the sysctls "kernel\." are not known to be namespaced/);
+    try {
+      const exited = await waitUntil(async () => (child.exitCode === null ? undefined : { code: child.exitCode }), POD_TIMEOUT_MS, 'shardlet to exit');
+      assert.notEqual(exited.code, 0);
+      assert.match(stderr(), /--allowed-unsafe-sysctls: the sysctls "kernel\." are not known to be namespaced/);
+    } finally {
+      await signalGroup(child, 'SIGKILL');
+    }
   });
 });
