@@ -103,7 +103,9 @@ export function effectiveSecurityContext(pod: Pod, container: Container): V1Secu
  */
 export function containerSecurityContext(pod: Pod, container: Container, rootDir: string, imageUser: ImageUser): LinuxContainerSecurityContext {
   const effective = effectiveSecurityContext(pod, container);
-  verifyRunAsNonRoot(pod, container, effective, imageUser);
+  const runAsUser = securityId(pod, container, effective.runAsUser, 'runAsUser');
+  const runAsGroup = securityId(pod, container, effective.runAsGroup, 'runAsGroup');
+  verifyRunAsNonRoot(pod, container, effective.runAsNonRoot === true, runAsUser, imageUser);
   const privileged = effective.privileged === true;
   const unmasked = effective.procMount === 'Unmasked' || privileged;
   const context: LinuxContainerSecurityContext = {
@@ -126,10 +128,10 @@ export function containerSecurityContext(pod: Pod, container: Container, rootDir
     };
   }
   // Without runAsUser the runtime gets the user verified above, not its own reading of the image.
-  if (effective.runAsUser !== undefined) context.run_as_user = { value: effective.runAsUser };
+  if (runAsUser !== undefined) context.run_as_user = { value: runAsUser };
   else if (imageUser.uid !== undefined) context.run_as_user = { value: imageUser.uid };
   else context.run_as_username = imageUser.username;
-  if (effective.runAsGroup !== undefined) context.run_as_group = { value: effective.runAsGroup };
+  if (runAsGroup !== undefined) context.run_as_group = { value: runAsGroup };
   if (effective.seLinuxOptions) context.selinux_options = effective.seLinuxOptions;
   Object.assign(context, appArmorProfile(pod, container));
   return context;
@@ -159,10 +161,10 @@ const MAX_USER_ID = 2_147_483_647;
  * and without one the image's user must be a uid from 1 to 2^31 - 1. A user the
  * image names only by name cannot be shown not to be root, and is refused too.
  */
-function verifyRunAsNonRoot(pod: Pod, container: Container, effective: V1SecurityContext, imageUser: ImageUser): void {
-  if (effective.runAsNonRoot !== true) return;
-  if (effective.runAsUser !== undefined && effective.runAsUser !== null) {
-    if (effective.runAsUser === 0) throw securityError(container, "container's runAsUser breaks non-root policy", pod);
+function verifyRunAsNonRoot(pod: Pod, container: Container, runAsNonRoot: boolean, runAsUser: number | undefined, imageUser: ImageUser): void {
+  if (!runAsNonRoot) return;
+  if (runAsUser !== undefined) {
+    if (runAsUser === 0) throw securityError(container, "container's runAsUser breaks non-root policy", pod);
     return;
   }
   if (imageUser.uid === undefined) {
@@ -176,6 +178,18 @@ function verifyRunAsNonRoot(pod: Pod, container: Container, effective: V1Securit
       `must be between 0 and ${MAX_USER_ID}, inclusive`;
     throw securityError(container, message, pod);
   }
+}
+
+/**
+ * runAsUser or runAsGroup as the runtime gets it: null is unset, as Go's decoding
+ * makes it, and anything but an ID of 0 to 2^31 - 1 (upstream's IsValidUserID and
+ * IsValidGroupID) is refused: a static pod's "0" would reach the runtime as root
+ * while runAsNonRoot saw no 0.
+ */
+function securityId(pod: Pod, container: Container, value: unknown, field: 'runAsUser' | 'runAsGroup'): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_USER_ID) return value;
+  throw securityError(container, `${field}: Invalid value: ${JSON.stringify(value)}: must be between 0 and ${MAX_USER_ID}, inclusive`, pod);
 }
 
 function securityError(container: Container, message: string, pod?: Pod): ShardletError {

@@ -155,3 +155,18 @@ for (const testCase of APPARMOR_CASES) {
     assert.deepEqual({ apparmor: context.apparmor, apparmor_profile: context.apparmor_profile }, testCase.want ?? { apparmor: undefined, apparmor_profile: undefined });
   });
 }
+
+test('a runAsUser or runAsGroup that is not an ID is refused; null is unset, as Go decodes it', () => {
+  const build = (pod: V1PodSecurityContext, own: V1SecurityContext = {}) => {
+    const container = makeContainer({ securityContext: own });
+    return containerSecurityContext(makePod({ containers: [container], securityContext: pod }), container, '/var/lib/kubelet', { uid: 1000 });
+  };
+  // A manifest is JSON data: what the API types call a number may be anything.
+  const loose = (value: unknown) => value as number;
+  for (const value of ['0', '1000', 1.5, -1, 2_147_483_648, true, {}]) {
+    assert.throws(() => build({ runAsNonRoot: true }, { runAsUser: loose(value) }), { code: 'SHARDLET_CREATE_CONTAINER_CONFIG', message: /runAsUser: Invalid value/ }, String(value));
+    assert.throws(() => build({ runAsGroup: loose(value) }), { message: /runAsGroup: Invalid value/ }, String(value));
+  }
+  const unset = build({ runAsNonRoot: true, runAsUser: loose(null), runAsGroup: loose(null) });
+  assert.deepEqual([unset.run_as_user, unset.run_as_group], [{ value: 1000 }, undefined], "null leaves the image's verified uid, never an empty (root) value");
+});
