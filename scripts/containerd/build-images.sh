@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds shardlet's two test images from Debian's busybox-static with umoci and
-# pushes them to the local plain-http registry with skopeo. Called by setup.sh:
-#   build-images.sh WORKDIR BUSYBOX_REF BUSYBOX_LATEST_REF PAUSE_REF
+# Builds shardlet's test images from Debian's busybox-static with umoci and pushes
+# the ones the local plain-http registry lacks with skopeo (an image already there
+# keeps its digest). Called by setup.sh:
+#   build-images.sh WORKDIR BUSYBOX_REF BUSYBOX_LATEST_REF PAUSE_REF NONROOT_REF
 set -euxo pipefail
 
-work="$1" busybox_ref="$2" busybox_latest_ref="$3" pause_ref="$4"
+work="$1" busybox_ref="$2" busybox_latest_ref="$3" pause_ref="$4" nonroot_ref="$5"
 BUSYBOX_BIN=/bin/busybox
 
 rm -rf "$work"
@@ -35,6 +36,10 @@ umoci config --image "$work/oci:busybox" --author shardlet \
   --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --config.workingdir / --config.cmd sh
 
+# busybox-nonroot: the same busybox whose config names a numeric non-root user
+# (nobody), which runAsNonRoot admits without a runAsUser.
+umoci config --image "$work/oci:busybox" --tag busybox-nonroot --author shardlet --config.user 65534:65534
+
 # pause: busybox with sh and sleep only. It is PID 1 of the pod and sleeps until
 # SIGTERM or SIGINT; the trap is what makes PID 1 honour them (exit 0).
 umoci new --image "$work/oci:pause"
@@ -54,8 +59,12 @@ umoci config --image "$work/oci:pause" --author shardlet \
   --config.entrypoint 'trap "exit 0" TERM INT; while :; do sleep 2147483647 & wait $!; done'
 
 # skopeo's default /etc/containers/policy.json comes from a package we don't need.
-push() { skopeo --insecure-policy copy --dest-tls-verify=false "oci:$work/oci:$1" "docker://$2"; }
+push() {
+  if skopeo inspect --raw --tls-verify=false "docker://$2" >/dev/null 2>&1; then return 0; fi
+  skopeo --insecure-policy copy --dest-tls-verify=false "oci:$work/oci:$1" "docker://$2"
+}
 push busybox "$busybox_ref"
 push busybox "$busybox_latest_ref"
 push pause "$pause_ref"
+push busybox-nonroot "$nonroot_ref"
 rm -rf "$work"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Brings up the real runtime for shardlet's containerd tests and bench, on Debian 12
 # as root: containerd 1.6 (CRI v1) with runc and a CNI bridge, and a local registry
-# on 127.0.0.1:5000 holding a busybox and a pause image built from busybox-static.
+# on 127.0.0.1:5000 holding busybox (also with a non-root user) and pause images built
+# from busybox-static.
 #
 # Idempotent: every step checks first and does nothing when its part is already up,
 # so a second run takes about a second. Nothing here uses systemd (there is none on
@@ -36,6 +37,7 @@ REG="$SHARDLET_REGISTRY"
 BUSYBOX="$SHARDLET_BUSYBOX_IMAGE"
 PAUSE="$SHARDLET_PAUSE_IMAGE"
 BUSYBOX_LATEST="${BUSYBOX%:*}:latest"
+NONROOT="$SHARDLET_NONROOT_IMAGE"
 REG_DIR="$DIR/registry"
 CNI_CONF_DIR="$DIR/cni/net.d"
 CNI_BIN_DIR=/usr/lib/cni
@@ -197,11 +199,11 @@ fi
 # --- 3. the busybox and pause images ------------------------------------------
 # Built with umoci from busybox-static, pushed with skopeo. Skipped when the registry
 # already has them (its storage lives under $REG_DIR/data and survives restarts).
-if ! registry_has "$BUSYBOX" || ! registry_has "$BUSYBOX_LATEST" || ! registry_has "$PAUSE"; then
-  log "building $BUSYBOX, $BUSYBOX_LATEST and $PAUSE with umoci from busybox-static, pushing with skopeo"
-  bash "$HERE/build-images.sh" "$DIR/build" "$BUSYBOX" "$BUSYBOX_LATEST" "$PAUSE" > "$DIR/build.log" 2>&1 ||
+if ! registry_has "$BUSYBOX" || ! registry_has "$BUSYBOX_LATEST" || ! registry_has "$PAUSE" || ! registry_has "$NONROOT"; then
+  log "building $BUSYBOX, $BUSYBOX_LATEST, $PAUSE and $NONROOT with umoci from busybox-static, pushing the missing ones with skopeo"
+  bash "$HERE/build-images.sh" "$DIR/build" "$BUSYBOX" "$BUSYBOX_LATEST" "$PAUSE" "$NONROOT" > "$DIR/build.log" 2>&1 ||
     { tail -n 30 "$DIR/build.log" >&2; fail "image build/push failed (log: $DIR/build.log)"; }
-  for img in "$BUSYBOX" "$BUSYBOX_LATEST" "$PAUSE"; do
+  for img in "$BUSYBOX" "$BUSYBOX_LATEST" "$PAUSE" "$NONROOT"; do
     registry_has "$img" || fail "pushed $img but the registry does not list it"
   done
   log "images pushed"
@@ -365,7 +367,7 @@ if [ "$cri_state" != ok ]; then
 fi
 
 # --- 6. pre-pull the images into the CRI's namespace ------------------------------
-for img in "$PAUSE" "$BUSYBOX" "$BUSYBOX_LATEST"; do
+for img in "$PAUSE" "$BUSYBOX" "$BUSYBOX_LATEST" "$NONROOT"; do
   if ! ctr_ -n k8s.io images ls -q "name==$img" 2>/dev/null | grep -qxF "$img"; then
     log "pulling $img into containerd (namespace k8s.io)"
     out=$(ctr_ -n k8s.io images pull --plain-http "$img" 2>&1) || { echo "$out" >&2; fail "ctr images pull $img failed"; }
@@ -390,7 +392,7 @@ log "ready"
 cat <<EOF
   containerd socket:  $SOCK   (endpoint $SHARDLET_CONTAINERD_ENDPOINT, pid $(cat "$CTD_PID" 2>/dev/null || echo '?'))
   registry:           http://$REG   (pid $(cat "$REG_PID" 2>/dev/null || echo '?'))
-  images:             $BUSYBOX  $BUSYBOX_LATEST  $PAUSE
+  images:             $BUSYBOX  $BUSYBOX_LATEST  $PAUSE  $NONROOT
   state and logs:     $DIR
   use:                source scripts/containerd/env.sh
 EOF

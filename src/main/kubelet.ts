@@ -15,6 +15,7 @@ import { PodStorage } from './config/pod-storage.js';
 import { admitPodWithUsage } from '../shared/admission/admit-pod.js';
 import { ActivePodUsage } from './admission/active-pod-usage.js';
 import { nodeForAdmission } from './admission/node-for-admission.js';
+import { SecurityAdmission } from './admission/security-admission.js';
 import { PullCoordinator } from './images/pull-coordinator.js';
 import { setProbeCountSource } from './metrics/probe-metrics.js';
 import { detectHostIP } from './node-ip.js';
@@ -167,6 +168,7 @@ export class Kubelet {
     });
     this.podManager.onChange((uid) => this.activePods.refresh(uid));
     const admissionNode = nodeForAdmission(options);
+    const securityAdmission = new SecurityAdmission(options.allowedUnsafeSysctls);
     this.syncLoop = new SyncLoop({
       podManager: this.podManager,
       podWorkers: this.podWorkers,
@@ -177,8 +179,12 @@ export class Kubelet {
       admit: (pod) => {
         const rejection = this.protection.admit(pod);
         if (rejection) return { admit: false, ...rejection };
+        const sysctls = securityAdmission.admitSysctls(pod);
+        if (!sysctls.admit) return sysctls;
         const verdict = admitPodWithUsage(pod, this.activePods.usageExcluding(podUid(pod)), admissionNode);
-        const shutdown = verdict.admit ? this.protection.admitDuringShutdown() : undefined;
+        const appArmor = verdict.admit ? securityAdmission.admitAppArmor(pod) : verdict;
+        if (!appArmor.admit) return appArmor;
+        const shutdown = this.protection.admitDuringShutdown();
         return shutdown ? { admit: false, ...shutdown } : verdict;
       },
       onRejected: (pod, reason, message) => {

@@ -8,6 +8,12 @@ export const DEFAULT_REGISTRY = 'docker.io';
 export const DEFAULT_TAG = 'latest';
 /** Image names containing this never exist, so ErrImagePull can be produced on purpose. */
 export const MISSING_IMAGE_MARKER = 'doesnotexist';
+/** Image names containing this run as a numeric non-root user, as distroless's `:nonroot` images do. */
+export const NONROOT_IMAGE_MARKER = 'nonroot';
+export const NONROOT_IMAGE_USER = '65532:65532';
+/** Image names containing this name their user only by name, which runAsNonRoot cannot verify. */
+export const NAMED_USER_IMAGE_MARKER = 'named-user';
+export const NAMED_IMAGE_USER = 'app';
 
 export interface ImageReference {
   /** Registry host, e.g. docker.io, 127.0.0.1:5000. */
@@ -94,6 +100,27 @@ export function imageIdOf(ref: ImageReference): string {
 /** The repo digest (manifest digest) of this reference when no other reference names the same image. */
 export function repoDigestOf(ref: ImageReference): string {
   return `${ref.host}/${ref.path}@${ref.digest ?? manifestDigestOfKey(contentKeyOf(ref))}`;
+}
+
+/**
+ * The User of the image's config: a name, a uid, either with `:group`. Every other
+ * image has none and so runs as root, as busybox, alpine and nginx do.
+ */
+export function imageUserOf(ref: ImageReference): string {
+  if (ref.canonical.includes(NAMED_USER_IMAGE_MARKER)) return NAMED_IMAGE_USER;
+  if (ref.canonical.includes(NONROOT_IMAGE_MARKER)) return NONROOT_IMAGE_USER;
+  return '';
+}
+
+/**
+ * The user as ImageStatus reports it, as containerd's getUserFromImage: the part
+ * before any `:group`, as `uid` when it is a number, else as `username`; neither
+ * when the image names no user.
+ */
+export function imageStatusUser(user: string): { uid: { value: number } | null; username: string } {
+  const name = user.split(':')[0] ?? '';
+  if (name === '') return { uid: null, username: '' };
+  return /^[+-]?\d+$/.test(name) ? { uid: { value: Number(name) }, username: '' } : { uid: null, username: name };
 }
 
 export class ImageCatalog {

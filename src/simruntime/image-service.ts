@@ -10,7 +10,7 @@
 // with all its tags, and is idempotent.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
-import { parseImageReference } from './image-catalog.js';
+import { imageUserOf, parseImageReference } from './image-catalog.js';
 import type { SimContext } from './sim-context.js';
 import { invalidArgument, SimError } from './sim-error.js';
 import { nowNs, type ImageRecord } from './state-store.js';
@@ -130,6 +130,7 @@ export class ImageService {
       repoDigests: [content.repoDigest],
       sizeBytes: this.ctx.catalog.sizeOf(name, ref),
       pulledAtNs: nowNs(),
+      user: imageUserOf(ref),
     };
   }
 }

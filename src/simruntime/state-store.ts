@@ -51,6 +51,8 @@ export interface ImageRecord {
   repoDigests: string[];
   sizeBytes: number;
   pulledAtNs: number;
+  /** The User of the image's config ('' for none: root). */
+  user: string;
 }
 
 /** Nanoseconds since the epoch, the unit of every CRI timestamp. */

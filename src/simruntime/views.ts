@@ -3,6 +3,7 @@
 // alter them, and the kubelet rebuilds its whole view of a pod from them.
 import { posix } from 'node:path';
 import type * as cri from '../shared/cri/types.js';
+import { imageStatusUser } from './image-catalog.js';
 import type { ContainerRecord, ImageRecord, SandboxRecord } from './state-store.js';
 
 export function toPodSandbox(sandbox: SandboxRecord): cri.PodSandbox {
@@ -75,8 +76,7 @@ export function toImage(image: ImageRecord): cri.Image {
     repo_tags: image.repoTags,
     repo_digests: image.repoDigests,
     size: image.sizeBytes,
-    uid: null,
-    username: '',
+    ...imageStatusUser(image.user),
     spec: { image: image.id, annotations: {} },
     pinned: false,
   };

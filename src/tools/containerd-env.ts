@@ -13,6 +13,8 @@ const SETUP_TIMEOUT_MS = 15 * 60_000;
 export interface ProjectContainerd {
   endpoint: string;
   busyboxImage: string;
+  /** busybox whose image config names a numeric non-root user (65534), for runAsNonRoot. */
+  nonRootImage: string;
   /** Where setup.sh keeps containerd's pid file, config and state. */
   stateDir: string;
 }
@@ -27,6 +29,7 @@ export function ensureContainerd(setupOutput: 'inherit' | 'ignore' = 'inherit'):
   return {
     endpoint: `unix://${read('SHARDLET_CONTAINERD_SOCK')}`,
     busyboxImage: read('SHARDLET_BUSYBOX_IMAGE'),
+    nonRootImage: read('SHARDLET_NONROOT_IMAGE'),
     stateDir: read('SHARDLET_CONTAINERD_DIR'),
   };
 }

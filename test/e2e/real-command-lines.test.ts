@@ -56,7 +56,7 @@ const CASES: Case[] = [
   {
     fixture: 'k3s',
     notActedOn: ['--fail-swap-on'],
-    actedOn: ['--eviction-hard', '--eviction-minimum-reclaim', '--config-dir', '--cluster-dns', 'staticPodPath', 'readOnlyPort', '--anonymous-auth', '--authorization-mode', '--tls-cert-file', '--client-ca-file', 'authentication', 'tlsCertFile'],
+    actedOn: ['--allowed-unsafe-sysctls', '--eviction-hard', '--eviction-minimum-reclaim', '--config-dir', '--cluster-dns', 'staticPodPath', 'readOnlyPort', '--anonymous-auth', '--authorization-mode', '--tls-cert-file', '--client-ca-file', 'authentication', 'tlsCertFile'],
     warnings: [/^Flag --eviction-hard has been deprecated, This parameter should be set via the config file/],
   },
 ];

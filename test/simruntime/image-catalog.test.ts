@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { ImageCatalog, imageIdOf, parseImageReference } from '../../src/simruntime/image-catalog.js';
+import { ImageCatalog, imageIdOf, imageStatusUser, imageUserOf, parseImageReference } from '../../src/simruntime/image-catalog.js';
 
 describe('image catalog', () => {
   const table: Array<[string, string]> = [
@@ -45,5 +45,21 @@ describe('image catalog', () => {
     assert.equal(catalog.contentOf(parseImageReference(other.repoDigest)).id, other.id);
     // An ungrouped tag keeps the ID it always had.
     assert.equal(other.id, imageIdOf(parseImageReference('reg.test/app:2')));
+  });
+
+  it('gives each image a user, reported as containerd reports it: a uid when numeric, else a name', () => {
+    assert.equal(imageUserOf(parseImageReference('busybox:1.36')), '', 'busybox names no user: root');
+    assert.equal(imageUserOf(parseImageReference('gcr.io/distroless/static:nonroot')), '65532:65532');
+    assert.equal(imageUserOf(parseImageReference('registry.local/named-user/app:1')), 'app');
+    const table: Array<[string, ReturnType<typeof imageStatusUser>]> = [
+      ['', { uid: null, username: '' }],
+      ['0', { uid: { value: 0 }, username: '' }],
+      ['65532:65532', { uid: { value: 65532 }, username: '' }],
+      ['1000:users', { uid: { value: 1000 }, username: '' }],
+      ['app', { uid: null, username: 'app' }],
+      ['root:root', { uid: null, username: 'root' }],
+      [':100', { uid: null, username: '' }],
+    ];
+    for (const [user, reported] of table) assert.deepEqual(imageStatusUser(user), reported, user);
   });
 });

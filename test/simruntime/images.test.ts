@@ -42,6 +42,19 @@ describe('simulated runtime: images', () => {
     assert.notEqual(other.image_ref, ref);
   });
 
+  it("reports the image's user in ImageStatus as uid or username", async () => {
+    const users: Array<[string, { uid: { value: number } | null; username: string }]> = [
+      ['busybox:1.36', { uid: null, username: '' }],
+      ['gcr.io/distroless/static:nonroot', { uid: { value: 65532 }, username: '' }],
+      ['registry.local/named-user/app:1', { uid: null, username: 'app' }],
+    ];
+    for (const [name, user] of users) {
+      await h.client.pullImage({ image: { image: name } });
+      const image = (await h.client.imageStatus({ image: { image: name } })).image;
+      assert.deepEqual({ uid: image?.uid, username: image?.username }, user, name);
+    }
+  });
+
   it('fails pulls of images that do not exist with NotFound', async () => {
     const err = await rejectionOf(h.client.pullImage({ image: { image: 'doesnotexist/app:1' } }));
     assert.ok(isNotFound(err));

@@ -67,6 +67,8 @@ const ACTED_ON_FIELDS = new Set([
   // The kubelet API server (:10250) and healthz.
   'enableServer', 'address', 'port', 'tlsCertFile', 'tlsPrivateKeyFile', 'tlsMinVersion', 'tlsCipherSuites', 'serverTLSBootstrap',
   'authentication', 'authorization', 'enableDebuggingHandlers', 'healthzPort', 'healthzBindAddress',
+  // The sysctl admission's allowlist.
+  'allowedUnsafeSysctls',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */

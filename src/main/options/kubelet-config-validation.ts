@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { isValidQuantity, parseBytes } from '../../shared/quantity.js';
 import { featureGatesError } from './feature-gates.js';
 import { taintError } from './taints.js';
+import { sysctlPatternProblem } from '../../shared/admission/sysctl-allowlist.js';
 
 /** Where a field's value came from, for the error message: `kubelet.yaml: field "maxPods"` or `flag --max-pods`. */
 export type FieldOrigin = (field: string) => { code: string; where: string };
@@ -108,6 +109,7 @@ const CHECKS: Check[] = [
   },
   checkTaints,
   checkLogging,
+  checkAllowedUnsafeSysctls,
 ];
 
 /** The first problem with the defaulted fields, or undefined. */
@@ -161,6 +163,16 @@ function checkLogging(fields: Fields): ConfigProblem | undefined {
   const verbosity = (logging as Record<string, unknown>).verbosity;
   if (verbosity !== undefined && verbosity !== null && !(Number.isSafeInteger(verbosity) && (verbosity as number) >= 0)) {
     return { field: 'logging.verbosity', reason: 'must be an integer >= 0' };
+  }
+  return undefined;
+}
+
+/** Upstream's NewAllowlist refuses to start the kubelet on a pattern it cannot use. */
+function checkAllowedUnsafeSysctls(fields: Fields): ConfigProblem | undefined {
+  const patterns = (fields.allowedUnsafeSysctls as string[] | undefined) ?? [];
+  for (const [index, pattern] of patterns.entries()) {
+    const reason = sysctlPatternProblem(pattern);
+    if (reason) return { field: `allowedUnsafeSysctls[${index}]`, reason };
   }
   return undefined;
 }

@@ -470,6 +470,7 @@ function podSettings(fields: Record<string, unknown>) {
     kubeReserved: (fields.kubeReserved as Record<string, string> | undefined) ?? {},
     evictionHard: (fields.evictionHard as Record<string, string> | undefined) ?? {},
     featureGates: (fields.featureGates as Record<string, boolean> | undefined) ?? {},
+    allowedUnsafeSysctls: (fields.allowedUnsafeSysctls as string[] | undefined) ?? [],
   };
 }
 

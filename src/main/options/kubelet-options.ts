@@ -180,6 +180,8 @@ export interface KubeletOptions {
     monitoringPeriodMs: number;
   };
   featureGates: Record<string, boolean>;
+  /** Namespaced sysctls (or prefixes ending in '*') pods may set beyond the safe ones; checked at start-up. */
+  allowedUnsafeSysctls: string[];
 
   // API server, node registration, status and lease.
   kubeAPIQPS: number;

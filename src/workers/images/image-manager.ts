@@ -9,6 +9,7 @@ import { ContainerStartError, ErrorCodes, ShardletError, toWire } from '../../sh
 import type { PodApiData, PullCoordinatorApi, PullOutcome } from '../../shared/shard-protocol.js';
 import type { AuthConfig } from '../../generated/cri/runtime/v1/AuthConfig.js';
 import { KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS, exponentialDelayMs } from '../../shared/backoff.js';
+import { imageUserOf, type ImageUser } from './image-user.js';
 import { pullAuthsFor } from './pull-secrets.js';
 import type { Container, Pod } from '../../shared/types.js';
 
@@ -22,6 +23,8 @@ export interface EnsuredImage {
   /** Time spent pulling (including waiting for another shard's pull of the same image). */
   pullMs: number;
   sizeBytes: number;
+  /** The user the image runs as, when this call read the image's status (an image already present). */
+  user?: ImageUser;
 }
 
 interface PullBackoff {
@@ -56,7 +59,7 @@ export class ImageManager {
     const policy = effectivePullPolicy(container);
     if (policy !== 'Always') {
       const present = await this.presentImage(image);
-      if (present) return { imageRef: present.id, alreadyPresent: true, pullMs: 0, sizeBytes: present.sizeBytes };
+      if (present) return { imageRef: present.id, alreadyPresent: true, pullMs: 0, sizeBytes: present.sizeBytes, user: present.user };
       if (policy === 'Never') {
         throw new ContainerStartError(
           ErrorCodes.IMAGE_NEVER_PULL,
@@ -113,9 +116,17 @@ export class ImageManager {
     for (const key of this.backoffByKey.keys()) if (key.startsWith(`${uid}/`)) this.backoffByKey.delete(key);
   }
 
-  private async presentImage(image: string): Promise<{ id: string; sizeBytes: number } | undefined> {
+  /**
+   * As upstream's getImageUser: the user `image` (a name or an image ID) runs as,
+   * read from ImageStatus; root when the runtime does not know the image.
+   */
+  async imageUser(image: string): Promise<ImageUser> {
+    return imageUserOf((await this.cri.imageStatus({ image: { image }, verbose: false })).image);
+  }
+
+  private async presentImage(image: string): Promise<{ id: string; sizeBytes: number; user: ImageUser } | undefined> {
     const reply = await this.cri.imageStatus({ image: { image }, verbose: false });
-    return reply.image?.id ? { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0) } : undefined;
+    return reply.image?.id ? { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0), user: imageUserOf(reply.image) } : undefined;
   }
 
   /**

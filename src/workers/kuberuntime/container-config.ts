@@ -17,6 +17,7 @@ import { containerLogPath, containerLogsDirectory, podLogsDirectory } from './lo
 import { makeMounts } from './mounts.js';
 import { podHostnameAndDomain } from './pod-hostname.js';
 import { podPathsMade } from '../volumes/pod-paths-made.js';
+import type { ImageUser } from '../images/image-user.js';
 
 const LOG_DIRECTORY_MODE = 0o755;
 
@@ -27,6 +28,8 @@ export interface ContainerConfigArgs {
   restartCount: number;
   /** The image as the runtime resolved it (image ID or digest); the spec's image when empty. */
   imageRef: string;
+  /** Who that image runs as, from ImageStatus (upstream's getImageUser): runAsNonRoot is checked against it. */
+  imageUser: ImageUser;
   sandboxConfig: PodSandboxConfig;
   /** The sandbox's IPs; empty for host-network pods. */
   podIPs: string[];
@@ -85,7 +88,7 @@ async function generateContainerConfig(args: ContainerConfigArgs): Promise<Conta
     stdin: container.stdin === true,
     stdin_once: container.stdinOnce === true,
     tty: container.tty === true,
-    linux: linuxContainerConfig(pod, container, settings, args.resourceOptions),
+    linux: linuxContainerConfig(pod, container, settings, args.imageUser, args.resourceOptions),
   };
 }
 

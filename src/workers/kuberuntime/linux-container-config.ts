@@ -9,6 +9,7 @@ import type { Container, Pod } from '../../shared/types.js';
 import type { LinuxContainerConfig } from '../../generated/cri/runtime/v1/LinuxContainerConfig.js';
 import type { LinuxContainerResources } from '../../generated/cri/runtime/v1/LinuxContainerResources.js';
 import { containerSecurityContext } from './security-context.js';
+import type { ImageUser } from '../images/image-user.js';
 import { CPU_QUOTA_PERIOD_US, milliCPUToQuota, milliCPUToShares } from '../../shared/cm/cpu-shares.js';
 
 /** cgroup v2 file that caps a cgroup's tasks. */
@@ -57,15 +58,16 @@ export function linuxContainerResources(
   return resources;
 }
 
-/** As generateLinuxContainerConfig. */
+/** As generateLinuxContainerConfig; `imageUser` is who the image runs as (ImageStatus). */
 export function linuxContainerConfig(
   pod: Pod,
   container: Container,
   settings: ShardSettings,
+  imageUser: ImageUser,
   options: ResourceOptions = {},
 ): LinuxContainerConfig {
   return {
     resources: linuxContainerResources(pod, container, settings, options),
-    security_context: containerSecurityContext(pod, container, settings.rootDir),
+    security_context: containerSecurityContext(pod, container, settings.rootDir, imageUser),
   };
 }

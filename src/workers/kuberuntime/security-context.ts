@@ -1,7 +1,8 @@
 // Linux security settings for sandboxes and containers, as upstream's
 // runtimeutil.NamespacesForPod, generatePodSandboxLinuxConfig (security part),
-// determineEffectiveSecurityContext, convertToRuntimeSecurityContext and
-// getSeccompProfile (with the kubelet's default seccompDefault=false).
+// determineEffectiveSecurityContext, convertToRuntimeSecurityContext,
+// getSeccompProfile (with the kubelet's default seccompDefault=false),
+// getAppArmorProfile and verifyRunAsNonRoot.
 import { join } from 'node:path';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { Container, Pod } from '../../shared/types.js';
@@ -11,6 +12,8 @@ import type { NamespaceOption } from '../../generated/cri/runtime/v1/NamespaceOp
 import type { SecurityProfile } from '../../generated/cri/runtime/v1/SecurityProfile.js';
 import type { V1SeccompProfile, V1SecurityContext } from '@kubernetes/client-node';
 import { seccompProfileRoot } from '../volumes/volume-paths.js';
+import { appArmorProfileOf, APPARMOR_ANNOTATION_LOCALHOST_PREFIX, APPARMOR_ANNOTATION_RUNTIME_DEFAULT, APPARMOR_ANNOTATION_UNCONFINED } from '../../shared/apparmor.js';
+import type { ImageUser } from '../images/image-user.js';
 
 /** Paths hidden inside every non-privileged container (upstream's defaultMaskedPaths, from moby). */
 export const DEFAULT_MASKED_PATHS = [
@@ -93,10 +96,16 @@ export function effectiveSecurityContext(pod: Pod, container: Container): V1Secu
   return merged;
 }
 
-/** The container's Linux security context, as determineEffectiveSecurityContext builds it. */
-export function containerSecurityContext(pod: Pod, container: Container, rootDir: string): LinuxContainerSecurityContext {
+/**
+ * The container's Linux security context, as determineEffectiveSecurityContext
+ * builds it; `imageUser` is who the image runs as (ImageStatus), which runAsNonRoot
+ * is checked against and which the runtime is told when runAsUser is unset.
+ */
+export function containerSecurityContext(pod: Pod, container: Container, rootDir: string, imageUser: ImageUser): LinuxContainerSecurityContext {
   const effective = effectiveSecurityContext(pod, container);
-  verifyRunAsNonRoot(pod, container, effective);
+  const runAsUser = securityId(pod, container, effective.runAsUser, 'runAsUser');
+  const runAsGroup = securityId(pod, container, effective.runAsGroup, 'runAsGroup');
+  verifyRunAsNonRoot(pod, container, effective.runAsNonRoot === true, runAsUser, imageUser);
   const privileged = effective.privileged === true;
   const unmasked = effective.procMount === 'Unmasked' || privileged;
   const context: LinuxContainerSecurityContext = {
@@ -118,9 +127,13 @@ export function containerSecurityContext(pod: Pod, container: Container, rootDir
       drop_capabilities: [...(effective.capabilities.drop ?? [])],
     };
   }
-  if (effective.runAsUser !== undefined) context.run_as_user = { value: effective.runAsUser };
-  if (effective.runAsGroup !== undefined) context.run_as_group = { value: effective.runAsGroup };
+  // Without runAsUser the runtime gets the user verified above, not its own reading of the image.
+  if (runAsUser !== undefined) context.run_as_user = { value: runAsUser };
+  else if (imageUser.uid !== undefined) context.run_as_user = { value: imageUser.uid };
+  else context.run_as_username = imageUser.username;
+  if (runAsGroup !== undefined) context.run_as_group = { value: runAsGroup };
   if (effective.seLinuxOptions) context.selinux_options = effective.seLinuxOptions;
+  Object.assign(context, appArmorProfile(pod, container));
   return context;
 }
 
@@ -140,16 +153,43 @@ function seccompProfile(container: Container, profile: V1SeccompProfile | undefi
   }
 }
 
+/** Upstream's validation.IsValidUserID bound: user IDs are 0 to 2^31 - 1. */
+const MAX_USER_ID = 2_147_483_647;
+
 /**
- * As verifyRunAsNonRoot, for what we can see without the image's config: an explicit
- * runAsUser 0 under runAsNonRoot. Upstream also refuses an image whose user is root
- * or non-numeric when runAsUser is unset; that needs ImageStatus and is not done here.
+ * As verifyRunAsNonRoot: under runAsNonRoot, an explicit runAsUser must not be 0,
+ * and without one the image's user must be a uid from 1 to 2^31 - 1. A user the
+ * image names only by name cannot be shown not to be root, and is refused too.
  */
-function verifyRunAsNonRoot(pod: Pod, container: Container, effective: V1SecurityContext): void {
-  if (effective.runAsNonRoot !== true) return;
-  if (effective.runAsUser === 0) {
-    throw securityError(container, "container's runAsUser breaks non-root policy", pod);
+function verifyRunAsNonRoot(pod: Pod, container: Container, runAsNonRoot: boolean, runAsUser: number | undefined, imageUser: ImageUser): void {
+  if (!runAsNonRoot) return;
+  if (runAsUser !== undefined) {
+    if (runAsUser === 0) throw securityError(container, "container's runAsUser breaks non-root policy", pod);
+    return;
   }
+  if (imageUser.uid === undefined) {
+    const message = `container has runAsNonRoot and image has non-numeric user (${imageUser.username}), cannot verify user is non-root`;
+    throw securityError(container, message, pod);
+  }
+  if (imageUser.uid === 0) throw securityError(container, 'container has runAsNonRoot and image will run as root', pod);
+  if (!Number.isSafeInteger(imageUser.uid) || imageUser.uid < 0 || imageUser.uid > MAX_USER_ID) {
+    const message =
+      `container has runAsNonRoot and image has an invalid user id (${imageUser.uid}). (Must be 1-(${MAX_USER_ID})): ` +
+      `must be between 0 and ${MAX_USER_ID}, inclusive`;
+    throw securityError(container, message, pod);
+  }
+}
+
+/**
+ * runAsUser or runAsGroup as the runtime gets it: null is unset, as Go's decoding
+ * makes it, and anything but an ID of 0 to 2^31 - 1 (upstream's IsValidUserID and
+ * IsValidGroupID) is refused: a static pod's "0" would reach the runtime as root
+ * while runAsNonRoot saw no 0.
+ */
+function securityId(pod: Pod, container: Container, value: unknown, field: 'runAsUser' | 'runAsGroup'): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_USER_ID) return value;
+  throw securityError(container, `${field}: Invalid value: ${JSON.stringify(value)}: must be between 0 and ${MAX_USER_ID}, inclusive`, pod);
 }
 
 function securityError(container: Container, message: string, pod?: Pod): ShardletError {
@@ -157,4 +197,30 @@ function securityError(container: Container, message: string, pod?: Pod): Shardl
   return new ShardletError(ErrorCodes.CREATE_CONTAINER_CONFIG, `container ${container.name}${ref}: ${message}`, {
     container: container.name,
   });
+}
+
+/**
+ * As getAppArmorProfile: the profile the pod asks for (appArmorProfileOf), as the
+ * CRI's `apparmor` and the deprecated `apparmor_profile` string older runtimes read;
+ * nothing when none is asked for, leaving the runtime's default.
+ */
+function appArmorProfile(pod: Pod, container: Container): Pick<LinuxContainerSecurityContext, 'apparmor' | 'apparmor_profile'> {
+  const profile = appArmorProfileOf(pod, container);
+  if (!profile) return {};
+  switch (profile.type) {
+    case 'RuntimeDefault':
+      return { apparmor: { profile_type: 'RuntimeDefault' }, apparmor_profile: APPARMOR_ANNOTATION_RUNTIME_DEFAULT };
+    case 'Unconfined':
+      return { apparmor: { profile_type: 'Unconfined' }, apparmor_profile: APPARMOR_ANNOTATION_UNCONFINED };
+    case 'Localhost': {
+      const name = profile.localhostProfile ?? '';
+      if (name.trim() === '') throw securityError(container, 'missing localhost apparmor profile name', pod);
+      return {
+        apparmor: { profile_type: 'Localhost', localhost_ref: name },
+        apparmor_profile: APPARMOR_ANNOTATION_LOCALHOST_PREFIX + name,
+      };
+    }
+    default:
+      throw securityError(container, `unknown apparmor profile type: ${JSON.stringify(profile.type)}`, pod);
+  }
 }

@@ -11,6 +11,7 @@ import type { PodApiData } from '../../shared/shard-protocol.js';
 import { runLifecycleHandler } from '../lifecycle/handlers.js';
 import { podIPOf } from '../prober/probe-target.js';
 import { buildContainerConfig } from './container-config.js';
+import type { ImageUser } from '../images/image-user.js';
 import { killContainer, resolveGracePeriodSeconds } from './kill-pod.js';
 import { containerLogsDirectory, podLogsDirectory, restartCountFromLogs } from './log-paths.js';
 import { containerFieldPath, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
@@ -44,9 +45,11 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   const fieldPath = containerFieldPath(container.name ?? '', target.type === CONTAINER_TYPE_INIT);
   const image = container.image ?? '';
   let imageRef: string;
+  let imageUser: ImageUser | undefined;
   try {
     const ensured = await deps.images.ensureImage(pod, container, target.nowMs, target.apiData);
     imageRef = ensured.imageRef;
+    imageUser = ensured.user;
     if (ensured.alreadyPresent) {
       recordEvent(deps, 'Normal', 'Pulled', EventMessages.imageAlreadyPresent(image), fieldPath);
     } else {
@@ -65,12 +68,15 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   const restartCount = previous ? previous.restartCount + 1 : await restartCountFromLogs(containerLogsDirectoryOf(deps, pod, container));
   let config;
   try {
+    // As generateContainerConfig's getImageUser; the ID, so the user is that of the image the container gets.
+    imageUser ??= await deps.images.imageUser(imageRef || image);
     config = await buildContainerConfig({
       pod,
       container,
       type: target.type,
       restartCount,
       imageRef,
+      imageUser,
       sandboxConfig: target.sandboxConfig,
       podIPs: target.podIPs,
       settings: deps.settings,

@@ -9,6 +9,7 @@ import { buildContainerConfig, type ContainerConfigArgs } from '../../../src/wor
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../../src/workers/kuberuntime/security-context.js';
 import { makeContainer, makePod, makeSettings, makeTempDir, POD_UID } from './fixtures.js';
+import { ROOT_IMAGE_USER } from '../../../src/workers/images/image-user.js';
 
 const GIB = 1024 ** 3;
 
@@ -26,6 +27,7 @@ async function configFor(pod: Pod, container: Container, extra: Partial<Containe
     volumePaths: {},
     resourceOptions: { memoryCapacityBytes: 8 * GIB, cgroup2: false },
     ...extra,
+    imageUser: extra.imageUser ?? ROOT_IMAGE_USER,
   });
 }
 

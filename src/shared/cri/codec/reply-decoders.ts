@@ -93,14 +93,27 @@ export function decodeExecSyncResponse(bytes: Buffer): cri.ExecSyncResponse__Out
   return reply;
 }
 
-/** Image: id = 1, size = 4 (repo_tags, repo_digests, uid, username, spec, pinned, image_source skipped). */
+/** Int64Value: value = 1. */
+function readInt64Value(r: Reader, end: number): cri.Int64Value__Output {
+  const wrapped: cri.Int64Value__Output = { value: 0 };
+  while (r.pos < end) {
+    const key = r.uint32();
+    if (key >>> 3 === 1) wrapped.value = readInt64(r);
+    else r.skipType(key & 7);
+  }
+  return wrapped;
+}
+
+/** Image: id = 1, size = 4, uid = 5, username = 6 (repo_tags, repo_digests, spec, pinned, image_source skipped). */
 function readImage(r: Reader, end: number): ImageLean {
-  const image: ImageLean = { id: '', size: 0 };
+  const image: ImageLean = { id: '', size: 0, uid: null, username: '' };
   while (r.pos < end) {
     const key = r.uint32();
     const field = key >>> 3;
     if (field === 1) image.id = r.string();
     else if (field === 4) image.size = readUint64(r);
+    else if (field === 5) image.uid = readInt64Value(r, endOfField(r));
+    else if (field === 6) image.username = r.string();
     else r.skipType(key & 7);
   }
   return image;

@@ -19,8 +19,11 @@ import type { PodSandboxStatus__Output } from '../../../generated/cri/runtime/v1
 /** An image reference as containers and statuses carry it: only the name is read. */
 export type ImageSpecLean = Pick<ImageSpec__Output, 'image'>;
 
-/** ImageStatus's image: whether it is on the node, its ID and size (the Pulled event). */
-export type ImageLean = Pick<Image__Output, 'id' | 'size'>;
+/**
+ * ImageStatus's image: whether it is on the node, its ID and size (the Pulled event),
+ * and the user it runs as (uid when numeric, else username), which runAsNonRoot checks.
+ */
+export type ImageLean = Pick<Image__Output, 'id' | 'size' | 'uid' | 'username'>;
 
 export interface ImageStatusReply {
   /** null when the image is not on the node. */

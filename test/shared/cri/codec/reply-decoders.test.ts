@@ -84,7 +84,7 @@ const REPLIES: Array<[keyof typeof STATIC_METHODS, string, Mask]> = [
     },
   ],
   ['execSync', 'ExecSyncResponse', { stdout: true, stderr: true, exit_code: true }],
-  ['imageStatus', 'ImageStatusResponse', { image: { id: true, size: true } }],
+  ['imageStatus', 'ImageStatusResponse', { image: { id: true, size: true, uid: { value: true }, username: true } }],
   ['pullImage', 'PullImageResponse', { image_ref: true }],
 ];
 
