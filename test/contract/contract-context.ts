@@ -31,6 +31,8 @@ export interface ContractTarget {
   busybox: string;
   /** Another tag of the very same image as `busybox` in the same repository. */
   busyboxOtherTag: string;
+  /** An image whose config names a numeric non-root user, and that uid. */
+  nonRoot: { image: string; uid: number };
   /** Where the cases' log directories go. */
   workDir: string;
   /** This run's value of CONTRACT_LABEL. */

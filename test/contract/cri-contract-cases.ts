@@ -30,7 +30,6 @@ export const SKIPPED_SPECS: readonly SkippedSpec[] = [
   { name: 'Container: starting container with volume / symlink host path', reason: `${KERNEL}: bind mounts of host paths into the container's mount namespace` },
   { name: 'Networking: port mapping with container port / host port; Multiple Containers "should support network"', reason: `${KERNEL}: network namespaces and CNI; the nginx and httpd images are not in the local registry` },
   { name: 'Streaming: attach, port forward', reason: 'attach needs a process reading stdin and port-forward a server in the pod network; the sim runs neither (exec is in the table)' },
-  { name: 'Image Manager: image status Uid|Username', reason: 'the image user (ImageStatus uid/username) is another change\'s (secctx) and needs the test-image-user-* images, which these machines do not have' },
   { name: 'PodSandbox metrics (ListMetricDescriptors, ListPodSandboxMetrics)', reason: 'not in the project\'s CRI proto; containerd 1.6 does not implement them either' },
   { name: 'Image volumes, user namespaces, CDI devices, NRI', reason: 'newer CRI features containerd 1.6 does not have and shardlet does not use' },
 ];

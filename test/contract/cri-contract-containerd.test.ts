@@ -42,6 +42,8 @@ before(async () => {
     busybox: containerd.busyboxImage,
     // build-images.sh pushes the one busybox image under both tags.
     busyboxOtherTag: containerd.busyboxImage.replace(/:[^:/]+$/, ':latest'),
+    // build-images.sh gives busybox-nonroot the user 65534:65534.
+    nonRoot: { image: containerd.nonRootImage, uid: 65534 },
     workDir,
     runId: randomBytes(6).toString('hex'),
   };

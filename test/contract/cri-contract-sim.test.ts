@@ -16,6 +16,8 @@ import { registerContractCases } from './run-contract.js';
 
 const BUSYBOX = '127.0.0.1:5000/busybox:1.35';
 const BUSYBOX_OTHER_TAG = '127.0.0.1:5000/busybox:latest';
+/** The sim's catalog gives an image whose name says `nonroot` the user 65532:65532 (distroless's). */
+const NON_ROOT = { image: '127.0.0.1:5000/busybox-nonroot:1.35', uid: 65532 };
 /** Every call instant but PullImage's manifest resolution. */
 const CALL_LATENCY_MS = Object.fromEntries(Object.keys(DEFAULT_CALL_LATENCY_MS).map((rpc) => [rpc, rpc === 'PullImage' ? 30 : 0])) as Record<RpcName, number>;
 
@@ -28,7 +30,7 @@ before(async () => {
   sim = await startSimRuntime({
     socketPath: join(workDir, 'cri.sock'),
     latency: { scale: 1, jitter: 0, callLatencyMs: CALL_LATENCY_MS },
-    preloadImages: [BUSYBOX],
+    preloadImages: [BUSYBOX, NON_ROOT.image],
     sameImages: [[BUSYBOX, BUSYBOX_OTHER_TAG]],
   });
   target = {
@@ -37,6 +39,7 @@ before(async () => {
     full: new FullCriClient(sim.endpoint),
     busybox: BUSYBOX,
     busyboxOtherTag: BUSYBOX_OTHER_TAG,
+    nonRoot: NON_ROOT,
     workDir,
     runId: 'sim',
   };

@@ -30,6 +30,22 @@ async function fullImageStatus(ctx: ContractContext, image: string) {
 
 export const IMAGE_CASES: ContractCase[] = [
   {
+    name: 'ImageStatus names the image\'s user: a numeric user as uid, no user (root) as neither',
+    spec: 'api.proto Image: "uid: UID that will run the command(s)... username: User that will run the command(s)... only one of uid and username is set"; critest image.go "image status should support all kinds of references" (Uid/Username)',
+    async run(ctx) {
+      await ctx.ensureImage(ctx.target.nonRoot.image);
+      const nonRoot = await fullImageStatus(ctx, ctx.target.nonRoot.image);
+      assert.ok(nonRoot, 'non-root image present');
+      assert.equal(Number(nonRoot.uid?.value), ctx.target.nonRoot.uid);
+      assert.equal(nonRoot.username, '');
+      await ctx.ensureImage(ctx.target.busybox);
+      const busybox = await fullImageStatus(ctx, ctx.target.busybox);
+      assert.ok(busybox, 'busybox present');
+      assert.equal(busybox.uid ?? null, null, 'busybox names no user: the kubelet reads that as root');
+      assert.equal(busybox.username, '');
+    },
+  },
+  {
     name: 'ImageStatus of an image that is not there answers a null image, not an error',
     spec: 'api.proto ImageStatus: "If the image is not present, returns a response with ImageStatusResponse.Image set to nil"',
     async run(ctx) {
