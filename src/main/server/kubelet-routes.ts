@@ -51,6 +51,11 @@ export class KubeletRoutes {
     }
   }
 
+  /** Every route, exact paths first: what the server serves (its metrics' path buckets, the attack suite's targets). */
+  list(): Route[] {
+    return [...this.exact.values(), ...this.prefixes];
+  }
+
   /** The route serving `path`: an exact path first, else the longest matching prefix. */
   match(path: string): Route | undefined {
     return this.exact.get(path) ?? this.prefixes.find((route) => path.startsWith(route.path));

@@ -11,7 +11,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { RequestAuthenticator } from './authenticator.js';
 import { forbiddenMessage, type RequestAuthorizer } from './authorizer.js';
-import { recordHttpRequest } from '../metrics/http-metrics.js';
+import { pathBuckets, recordHttpRequest } from '../metrics/http-metrics.js';
 import type { KubeletRoutes, Route, RouteContext } from './kubelet-routes.js';
 import { listenError } from './read-only-server.js';
 import { isSubpath, requestAttributes } from './request-attributes.js';
@@ -46,11 +46,16 @@ export class KubeletServer {
   private server?: https.Server;
   private readonly sockets = new Set<Socket>();
   private readonly stopping = new AbortController();
+  /** The path label values: the roots of the paths served (and answered 405 when debugging is off); any other is "other". */
+  private readonly metricBuckets: ReadonlySet<string>;
 
   constructor(
     private readonly routes: KubeletRoutes,
     private readonly config: KubeletServerConfig,
-  ) {}
+  ) {
+    const served = routes.list().map((route) => route.path);
+    this.metricBuckets = pathBuckets(config.debuggingHandlers ? served : [...served, ...DEBUGGING_PATHS]);
+  }
 
   /**
    * Listens on address:port over TLS (port 0 picks one) and resolves with the port.
@@ -138,9 +143,14 @@ export class KubeletServer {
     return route;
   }
 
+  /** Counts the request in kubelet_http_requests_*; the returned function ends it. */
+  private countRequest(req: IncomingMessage): () => void {
+    return recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite', this.metricBuckets);
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Every request is counted, refused ones too, as upstream's Server.ServeHTTP does.
-    res.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
+    res.once('close', this.countRequest(req));
     const url = parseTarget(req.url);
     if (!url) return refuse(res, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const requestGone = new AbortController();
@@ -160,7 +170,7 @@ export class KubeletServer {
 
   private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    socket.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
+    socket.once('close', this.countRequest(req));
     const url = parseTarget(req.url);
     if (!url) return refuseSocket(socket, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const socketGone = new AbortController();
