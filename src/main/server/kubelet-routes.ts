@@ -8,7 +8,11 @@ import type { Duplex } from 'node:stream';
 /** Who made the request, as authentication established it (upstream's user.Info). */
 export interface RequestUser {
   name: string;
+  /** The API server's UID for the user (from TokenReview); part of every SubjectAccessReview. */
+  uid?: string;
   groups: string[];
+  /** Extra attributes the authenticator vouched for (scopes, credential IDs); passed on to SubjectAccessReview. */
+  extra?: Record<string, string[]>;
 }
 
 export interface RouteContext {
