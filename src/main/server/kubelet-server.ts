@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { RequestAuthenticator } from './authenticator.js';
+import type { DynamicClientCa } from './client-ca.js';
 import { forbiddenMessage, type RequestAuthorizer } from './authorizer.js';
 import { pathBuckets, recordHttpRequest } from '../metrics/http-metrics.js';
 import type { KubeletRoutes, Route, RouteContext } from './kubelet-routes.js';
@@ -28,8 +29,8 @@ export interface KubeletServerConfig {
   fineGrainedAuthz: boolean;
   debuggingHandlers: boolean;
   tls: NodeTlsSettings;
-  /** authentication.x509.clientCAFile's PEM; undefined asks for no client certificate. */
-  clientCaPem?: string;
+  /** authentication.x509.clientCAFile, reloaded when it changes; undefined asks for no client certificate. */
+  clientCa?: DynamicClientCa;
   logger: Logger;
 }
 
@@ -38,6 +39,8 @@ interface Refusal {
   code: number;
   reason: string;
   body: string;
+  /** Ask the client to open a new connection for its next request. */
+  closeConnection?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
@@ -48,6 +51,7 @@ export class KubeletServer {
   private readonly stopping = new AbortController();
   /** The path label values: the roots of the paths served (and answered 405 when debugging is off); any other is "other". */
   private readonly metricBuckets: ReadonlySet<string>;
+  private pair?: { certPem: string; keyPem: string };
 
   constructor(
     private readonly routes: KubeletRoutes,
@@ -63,9 +67,10 @@ export class KubeletServer {
    * the port is bound but handshakes fail until setServingPair().
    */
   async listen(address: string, port: number, pair: { certPem: string; keyPem: string } | undefined): Promise<number> {
+    this.pair = pair;
     const server = https.createServer({
-      ...this.secureContext(pair),
-      requestCert: this.config.clientCaPem !== undefined,
+      ...this.secureContext(),
+      requestCert: this.config.clientCa !== undefined,
       rejectUnauthorized: false,
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.serve(req, res));
@@ -80,12 +85,15 @@ export class KubeletServer {
       server.listen(port, address, () => resolve());
     });
     this.server = server;
+    // New handshakes verify against the new bundle; requests on open connections are checked against it by the authenticator.
+    this.config.clientCa?.on('changed', () => this.server?.setSecureContext(this.secureContext()));
     return (server.address() as AddressInfo).port;
   }
 
   /** Serves with a new certificate from now on (serverTLSBootstrap: issued or rotated). */
   setServingPair(pair: { certPem: string; keyPem: string }): void {
-    this.server?.setSecureContext(this.secureContext(pair));
+    this.pair = pair;
+    this.server?.setSecureContext(this.secureContext());
   }
 
   async close(): Promise<void> {
@@ -96,11 +104,12 @@ export class KubeletServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private secureContext(pair: { certPem: string; keyPem: string } | undefined): SecureContextOptions {
-    const { tls, clientCaPem } = this.config;
+  private secureContext(): SecureContextOptions {
+    const { tls, clientCa } = this.config;
+    const pair = this.pair;
     return {
       ...(pair ? { cert: pair.certPem, key: pair.keyPem } : {}),
-      ...(clientCaPem ? { ca: clientCaPem } : {}),
+      ...(clientCa ? { ca: clientCa.current().pem } : {}),
       minVersion: tls.minVersion,
       ...(tls.ciphers ? { ciphers: tls.ciphers } : {}),
     };
@@ -109,13 +118,18 @@ export class KubeletServer {
   /** Authentication and authorization: the route context, or the refusal to send. */
   private async admit(req: IncomingMessage, url: URL, signal: AbortSignal): Promise<RouteContext | Refusal> {
     const { authenticator, authorizer, nodeName, fineGrainedAuthz, logger } = this.config;
-    let user;
-    try {
-      user = await authenticator.authenticate(req);
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'Unable to authenticate the request due to an error');
+    const authentication = await authenticator.authenticate(req);
+    if (!authentication.user) {
+      for (const failure of authentication.failures) {
+        // A webhook that cannot be reached is the operator's business. A wrong credential
+        // is the caller's: logged at warn, anyone could fill the log with them.
+        if (failure.webhookError) logger.warn({ err: failure.failed }, 'Unable to authenticate the request due to an error');
+        else logger.debug({ err: failure.failed, path: url.pathname }, 'Unable to authenticate the request');
+      }
+      // A client certificate cannot change within a TLS connection: a caller that must present another needs a new one.
+      return { code: 401, reason: 'Unauthorized', body: 'Unauthorized\n', closeConnection: authentication.certificateFailed };
     }
-    if (!user) return { code: 401, reason: 'Unauthorized', body: 'Unauthorized\n' };
+    const user = authentication.user;
     const attributeSets = requestAttributes(req.method ?? 'GET', url.pathname, nodeName, fineGrainedAuthz);
     try {
       const decision = await authorizer.authorize(user, attributeSets);
@@ -197,7 +211,11 @@ function parseTarget(target: string | undefined): URL | undefined {
 }
 
 function refuse(res: ServerResponse, refusal: Refusal): void {
-  res.writeHead(refusal.code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+  res.writeHead(refusal.code, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    ...(refusal.closeConnection ? { connection: 'close' } : {}),
+  });
   res.end(refusal.body);
 }
 
