@@ -75,6 +75,8 @@ export class KubeletServer {
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.serve(req, res));
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.serveUpgrade(req, socket, head));
+    // Node hands CONNECT over as a raw socket too; it goes through the same chain (401/403 first), as upstream serves every method.
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.serveUpgrade(req, socket, head));
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
