@@ -199,13 +199,13 @@ describe('answers without a session', () => {
     await assert.rejects(websocketExec(execUrl(['echo', 'hi']), { protocol: 'v9.channel.k8s.io' }), /websocket upgrade refused: 403/);
   });
 
-  it('honours a pod UID in the path: the right one serves, another names no container', async () => {
+  it('honours a pod UID in the path: the right one serves, another is refused', async () => {
     const uid = kubelet.podManager.pods()[0].metadata!.uid!;
     const withUid = await websocketExec(`${routes.baseUrl}/exec/default/${POD}/${uid}/main?command=echo&command=uid&stdout=1`);
     assert.equal(withUid.stdout, 'uid\n');
     const wrongUid = await spdyUpgrade(`${routes.baseUrl}/exec/default/${POD}/other-uid/main?command=true&stdout=1`, ['v4.channel.k8s.io']);
     assert.equal(wrongUid.statusCode, 500);
-    assert.equal(wrongUid.body.trim(), 'container not found ("main")');
+    assert.equal(wrongUid.body.trim(), `pod ${POD}_default not found`);
   });
 
   it('runs /run through ExecSync and answers with the output', async () => {

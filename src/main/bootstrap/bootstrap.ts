@@ -4,7 +4,7 @@
 // already in --cert-dir, and a key left pending by an interrupted earlier start),
 // store it as kubelet-client-current.pem and write --kubeconfig pointing at it.
 import { createPrivateKey } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { CertificateStore, isCurrentlyValid, KUBELET_CLIENT_PREFIX, type StoredCertificate } from './cert-store.js';
@@ -70,8 +70,7 @@ export async function ensureClientCertificate(options: ClientCertificateBootstra
     logger,
     signal,
   });
-  const stored = await store.update(certPem, keyPem);
-  await rm(keyFile, { force: true });
+  const stored = await store.updateFromPendingKey(certPem, keyPem, keyFile);
   await writeKubeconfigFromBootstrapping(bootstrap, kubeconfigPath, store.currentPath);
   logger.info({ certFile: store.currentPath, notAfter: stored.notAfter.toISOString(), kubeconfig: kubeconfigPath }, 'client certificate issued, kubeconfig written');
   return { source: 'csr', kubeconfigPath, certificate: stored };

@@ -2,9 +2,13 @@
 // certificate.FileStore: each issued certificate is written with its key into one
 // `<prefix>-<timestamp>.pem`, and `<prefix>-current.pem` is a symlink swapped to
 // it atomically, so a kubeconfig naming the symlink always finds a matching pair.
-import { X509Certificate } from 'node:crypto';
+// As upstream's FileStore (tls.X509KeyPair), a certificate that does not belong to
+// the private key is refused before it becomes current, and a current file whose
+// pair does not match is no certificate.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 
 export const KUBELET_CLIENT_PREFIX = 'kubelet-client';
 export const KUBELET_SERVER_PREFIX = 'kubelet-server';
@@ -22,6 +26,17 @@ export interface StoredCertificate {
 export function certificateValidity(certPem: string): { notBefore: Date; notAfter: Date } {
   const cert = new X509Certificate(certPem);
   return { notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) };
+}
+
+/** Throws SHARDLET_CERTIFICATE_KEY_MISMATCH unless the (first) certificate was issued for this private key. */
+export function checkKeyPair(certPem: string, keyPem: string, file: string): void {
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+  } catch (err) {
+    throw new ShardletError(ErrorCodes.CERTIFICATE_KEY_MISMATCH, `${file}: cannot read the certificate and key pair: ${(err as Error).message}`, { path: file });
+  }
+  if (!matches) throw new ShardletError(ErrorCodes.CERTIFICATE_KEY_MISMATCH, `${file}: the certificate does not match the private key`, { path: file });
 }
 
 /** Whether a certificate is valid at `now` (upstream's isClientConfigStillValid checks exactly this). */
@@ -57,11 +72,13 @@ export class CertificateStore {
     const certPem = pemBlocks(text, /CERTIFICATE$/).join('');
     const keyPem = pemBlocks(text, /PRIVATE KEY$/)[0];
     if (!certPem || !keyPem) return undefined;
+    checkKeyPair(certPem, keyPem, this.currentPath);
     return { file: this.currentPath, certPem, keyPem, ...certificateValidity(certPem) };
   }
 
   /** Writes a new pair and points `-current.pem` at it; returns what is current now. */
   async update(certPem: string, keyPem: string, now = new Date()): Promise<StoredCertificate> {
+    checkKeyPair(certPem, keyPem, this.currentPath);
     await mkdir(this.certDir, { recursive: true, mode: 0o700 });
     const validity = certificateValidity(certPem);
     const pairFile = await this.writePairFile(`${certPem.trimEnd()}\n${keyPem.trimEnd()}\n`, now);
@@ -70,6 +87,20 @@ export class CertificateStore {
     await symlink(pairFile, temporaryLink);
     await rename(temporaryLink, this.currentPath);
     return { file: this.currentPath, certPem, keyPem, ...validity };
+  }
+
+  /**
+   * Stores a certificate issued for the key of a pending request and removes that
+   * key file, whether the certificate was taken or refused: a certificate that does
+   * not match the key makes the request's answer useless, and the next attempt
+   * must ask with a new key (a new request name) rather than get the same answer.
+   */
+  async updateFromPendingKey(certPem: string, keyPem: string, pendingKeyFile: string): Promise<StoredCertificate> {
+    try {
+      return await this.update(certPem, keyPem);
+    } finally {
+      await rm(pendingKeyFile, { force: true });
+    }
   }
 
   /** `<prefix>-<timestamp>.pem`, never overwriting one written in the same second. */

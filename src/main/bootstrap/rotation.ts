@@ -5,7 +5,6 @@
 // selfnodeclient path) and with the bootstrap kubeconfig once it has expired; the
 // serving certificate (serverTLSBootstrap) always asks with the client kubeconfig.
 import { EventEmitter } from 'node:events';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { Backoff } from '../../shared/backoff.js';
@@ -112,8 +111,7 @@ export class ClientCertificateRotation extends EventEmitter<RotationEvents> {
       const keyFile = path.join(certDir, `${this.store.prefix}.key.tmp`);
       const keyPem = await pendingOrNewKey(keyFile);
       const certPem = await requestCertificate({ config, keyFile, spec: this.spec, logger, signal: this.abort.signal });
-      const stored = await this.store.update(certPem, keyPem);
-      await rm(keyFile, { force: true });
+      const stored = await this.store.updateFromPendingKey(certPem, keyPem, keyFile);
       this.currentCertificate = stored;
       this.backoff.reset();
       logger.info({ certFile: stored.file, notAfter: stored.notAfter.toISOString() }, 'certificate rotated');

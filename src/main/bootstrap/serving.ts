@@ -3,7 +3,7 @@
 // upstream's kubelet server certificate manager: CN system:node:<name>, O
 // system:nodes, the node's hostnames and addresses as subjectAltNames, asked with
 // the client kubeconfig; kept as kubelet-server-current.pem in --cert-dir.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { pendingOrNewKey } from './bootstrap.js';
@@ -37,8 +37,7 @@ export async function ensureServingCertificate(options: ServingCertificateOption
     logger,
     signal,
   });
-  const stored = await store.update(certPem, keyPem);
-  await rm(keyFile, { force: true });
+  const stored = await store.updateFromPendingKey(certPem, keyPem, keyFile);
   logger.info({ certFile: stored.file, notAfter: stored.notAfter.toISOString() }, 'serving certificate issued');
   return stored;
 }

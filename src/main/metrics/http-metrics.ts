@@ -34,6 +34,16 @@ export const httpInflightRequests = new client.Gauge({
 /** Paths whose requests hold the connection for a session, as upstream's longRunningRequestPathMap. */
 const LONG_RUNNING_ROOTS = new Set(['exec', 'attach', 'portForward', 'debug']);
 
+/** The label of every path or method outside the known set, as upstream's getMetricBucket and getMetricMethodBucket. */
+export const OTHER_BUCKET = 'other';
+
+/**
+ * Upstream's metricsMethodBuckets: the methods recorded by name (PATCH is not among
+ * them there either). Anything else a client sends is "other", so the method label
+ * has a fixed set of values whatever arrives.
+ */
+export const METHOD_BUCKETS: ReadonlySet<string> = new Set(['OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT']);
+
 /** The path label: "metrics/<sub>" for metrics paths, else the first path segment (upstream's getURLRootPath). */
 export function urlRootPath(path: string): string {
   const parts = path.replace(/^\//, '').split('/', 3);
@@ -42,13 +52,34 @@ export function urlRootPath(path: string): string {
 }
 
 /**
- * Counts one request to the kubelet API as it arrives (`serverType` "readwrite" for
- * :10250, "readonly" for the read-only port) and returns the function to call when it
- * has been served, which records its duration and ends it in the in-flight gauge.
+ * The path buckets of a server: the root of every path it serves, as upstream's
+ * addMetricsBucketMatcher is called for each handler it installs. A request for any
+ * other path is counted as "other": a client cannot add series by inventing paths.
  */
-export function recordHttpRequest(method: string, path: string, serverType: 'readwrite' | 'readonly' = 'readwrite'): () => void {
+export function pathBuckets(servedPaths: Iterable<string>): ReadonlySet<string> {
+  return new Set([...servedPaths].map(urlRootPath));
+}
+
+/** The label values of one request: method and path from their fixed sets. */
+export function requestLabels(method: string, path: string, serverType: 'readwrite' | 'readonly', buckets: ReadonlySet<string>) {
   const root = urlRootPath(path);
-  const labels = { method, path: root, server_type: serverType, long_running: String(LONG_RUNNING_ROOTS.has(root)) };
+  const pathBucket = buckets.has(root) ? root : OTHER_BUCKET;
+  return {
+    method: METHOD_BUCKETS.has(method) ? method : OTHER_BUCKET,
+    path: pathBucket,
+    server_type: serverType,
+    long_running: String(LONG_RUNNING_ROOTS.has(pathBucket)),
+  };
+}
+
+/**
+ * Counts one request to the kubelet API as it arrives (`serverType` "readwrite" for
+ * :10250, "readonly" for the read-only port; `buckets` the server's pathBuckets) and
+ * returns the function to call when it has been served, which records its duration
+ * and ends it in the in-flight gauge.
+ */
+export function recordHttpRequest(method: string, path: string, serverType: 'readwrite' | 'readonly', buckets: ReadonlySet<string>): () => void {
+  const labels = requestLabels(method, path, serverType, buckets);
   httpRequests.inc(labels);
   httpInflightRequests.inc(labels);
   const endTimer = httpRequestDuration.startTimer(labels);

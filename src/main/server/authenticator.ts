@@ -1,17 +1,24 @@
-// Who is asking the kubelet API, as upstream's BuildAuthn chains it: a client
-// certificate that chains to authentication.x509.clientCAFile (user = CN, groups =
-// O), else a bearer token the API server vouches for through TokenReview
-// (authentication.webhook, answers cached for cacheTTL), else, when
-// authentication.anonymous is enabled, system:anonymous; otherwise nobody (401).
+// Who is asking the kubelet API, as upstream's DelegatingAuthenticatorConfig
+// builds the chain for the kubelet: a union of the client certificate
+// (authentication.x509.clientCAFile) and the bearer token (TokenReview, when
+// authentication.webhook is enabled, answers cached for cacheTTL), the first that
+// names a user wins. A credential that was presented and failed (a certificate the
+// client CA does not vouch for, a token the API server rejects, a webhook that
+// cannot be reached) makes the request 401 when nothing else named a user: only a
+// request that presented no credential at all may become system:anonymous, and
+// only when authentication.anonymous is enabled (upstream's FailOnError union).
 // Authenticated users also get system:authenticated, as upstream's group adder.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { ClientCaSource } from './client-ca.js';
+import { peerCertificateOutcome, type CredentialOutcome } from './peer-certificate.js';
 import type { RequestUser } from './kubelet-routes.js';
 import { TtlCache } from './ttl-cache.js';
 
 export const ANONYMOUS_USER: RequestUser = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 export const AUTHENTICATED_GROUP = 'system:authenticated';
+const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
 /** The TokenReview answer the authenticator needs. */
 export interface TokenReviewResult {
@@ -25,8 +32,8 @@ export interface TokenReviewer {
 }
 
 export interface AuthenticatorSettings {
-  /** Client certificates are checked only when a client CA is configured (the TLS server verifies the chain). */
-  x509Enabled: boolean;
+  /** authentication.x509.clientCAFile's bundle, as it is now; unset turns client certificates off. */
+  clientCa?: ClientCaSource;
   /** Set when authentication.webhook.enabled. */
   tokenReviewer?: TokenReviewer;
   /** authentication.webhook.cacheTTL. */
@@ -35,6 +42,11 @@ export interface AuthenticatorSettings {
   now?: () => number;
 }
 
+export type { CredentialOutcome } from './peer-certificate.js';
+
+/** The chain's verdict: a user, or a 401 with every failure seen (empty when nothing was presented). */
+export type Authentication = { user: RequestUser } | { user?: undefined; failures: Array<{ failed: string; webhookError?: boolean }>; certificateFailed: boolean };
+
 export class RequestAuthenticator {
   private readonly tokenAnswers: TtlCache<TokenReviewResult>;
 
@@ -42,16 +54,37 @@ export class RequestAuthenticator {
     this.tokenAnswers = new TtlCache(settings.now);
   }
 
-  /** The user behind the request, or undefined (the caller answers 401). A webhook failure rejects. */
-  async authenticate(req: IncomingMessage): Promise<RequestUser | undefined> {
-    const fromCertificate = this.settings.x509Enabled ? certificateUser(req.socket as TLSSocket) : undefined;
-    if (fromCertificate) return withAuthenticatedGroup(fromCertificate);
-    const token = bearerToken(req.headers.authorization);
-    if (token !== undefined && this.settings.tokenReviewer) {
-      const answer = await this.reviewToken(token);
-      if (answer.authenticated && answer.user) return withAuthenticatedGroup(answer.user);
+  /** The user behind the request, or why there is none (the caller answers 401). */
+  async authenticate(req: IncomingMessage): Promise<Authentication> {
+    const failures: Array<{ failed: string; webhookError?: boolean }> = [];
+    const fromCertificate = this.settings.clientCa
+      ? peerCertificateOutcome(req.socket as TLSSocket, this.settings.clientCa.current(), this.now())
+      : { none: true as const };
+    if ('user' in fromCertificate) return { user: withAuthenticatedGroup(fromCertificate.user) };
+    if ('failed' in fromCertificate) failures.push(fromCertificate);
+    const fromToken = await this.tokenOutcome(req);
+    if ('user' in fromToken) {
+      // As upstream's bearer token authenticator: the handlers never see a token that worked.
+      delete req.headers.authorization;
+      return { user: withAuthenticatedGroup(fromToken.user) };
     }
-    return this.settings.anonymousEnabled ? ANONYMOUS_USER : undefined;
+    if ('failed' in fromToken) failures.push(fromToken);
+    if (failures.length === 0 && this.settings.anonymousEnabled) return { user: ANONYMOUS_USER };
+    return { failures, certificateFailed: 'failed' in fromCertificate };
+  }
+
+  /** The bearer token's user through TokenReview; without the webhook every token is ignored, as upstream. */
+  private async tokenOutcome(req: IncomingMessage): Promise<CredentialOutcome> {
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined || !this.settings.tokenReviewer) return { none: true };
+    let answer: TokenReviewResult;
+    try {
+      answer = await this.reviewToken(token);
+    } catch (err) {
+      return { failed: `token review failed: ${(err as Error).message}`, webhookError: true };
+    }
+    if (answer.authenticated && answer.user) return { user: answer.user };
+    return { failed: 'invalid bearer token' };
   }
 
   /** Answers come from the cache for cacheTTL, keyed by the token's hash (as upstream's token cache), never the token. */
@@ -63,23 +96,26 @@ export class RequestAuthenticator {
     this.tokenAnswers.set(key, answer, this.settings.tokenCacheTtlMs);
     return answer;
   }
+
+  private now(): number {
+    return (this.settings.now ?? Date.now)();
+  }
 }
 
-/** The verified client certificate's subject as a user: CN the name, O the groups. */
-function certificateUser(socket: TLSSocket): RequestUser | undefined {
-  if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
-  const subject = socket.getPeerCertificate().subject as unknown as Record<string, string | string[] | undefined> | undefined;
-  const name = [subject?.CN ?? []].flat()[0];
-  if (!name) return undefined;
-  return { name, groups: [subject?.O ?? []].flat() };
+/**
+ * `Authorization: Bearer <token>`, read as upstream's bearertoken authenticator
+ * reads it: the header trimmed and split on single spaces, the scheme any case, the
+ * second part the token; an empty token is no token.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
 }
 
-/** `Authorization: Bearer <token>`, as upstream's bearertoken authenticator reads it; an empty token is none. */
-function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1];
-}
-
+/** Upstream's AuthenticatedGroupAdder: not for system:anonymous, nor for a user already in either all-users group. */
 function withAuthenticatedGroup(user: RequestUser): RequestUser {
-  return user.groups.includes(AUTHENTICATED_GROUP) ? user : { name: user.name, groups: [...user.groups, AUTHENTICATED_GROUP] };
+  if (user.name === ANONYMOUS_USER.name) return user;
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP)) return user;
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }

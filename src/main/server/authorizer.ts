@@ -54,13 +54,19 @@ export class RequestAuthorizer {
   }
 
   private async review(user: RequestUser, attributes: RequestAttributes): Promise<AccessReviewResult> {
-    const key = JSON.stringify([user.name, [...user.groups].sort(), attributes.verb, attributes.resource, attributes.subresource, attributes.name]);
+    // As upstream's webhook authorizer, keyed by the whole review: uid and extra are part of who asks.
+    const key = JSON.stringify([user.name, user.uid ?? '', [...user.groups].sort(), sortedExtra(user.extra), attributes.verb, attributes.resource, attributes.subresource, attributes.name]);
     const cached = this.answers.get(key);
     if (cached) return cached;
     const answer = await this.settings.accessReviewer!.review(user, attributes);
     this.answers.set(key, answer, answer.allowed ? this.settings.cacheAuthorizedTtlMs : this.settings.cacheUnauthorizedTtlMs);
     return answer;
   }
+}
+
+/** The extra attributes in a stable order, for the cache key. */
+function sortedExtra(extra: Record<string, string[]> | undefined): Array<[string, string[]]> {
+  return Object.entries(extra ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Upstream's 403 body: who, what, and the subresources tried. */

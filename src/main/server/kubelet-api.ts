@@ -3,13 +3,12 @@
 // through the kubelet's kubeconfig), the TLS server on address:port and the
 // plain healthz server. Start-up fails naming the setting at fault, as upstream's
 // BuildAuth and InitializeTLS do.
-import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { detectHostIP } from '../node-ip.js';
 import type { KubeletOptions } from '../options/kubelet-options.js';
 import { RequestAuthenticator } from './authenticator.js';
+import { DynamicClientCa } from './client-ca.js';
 import { RequestAuthorizer, type AuthorizationMode } from './authorizer.js';
 import type { Health } from './healthz.js';
 import { HealthzServer } from './healthz-server.js';
@@ -29,6 +28,7 @@ export class KubeletApi {
   private server?: KubeletServer;
   private healthz?: HealthzServer;
   private servingRotation?: { stop(): void };
+  private clientCa?: DynamicClientCa;
   /** The port :10250 bound (the configured port when the server is off, as upstream still advertises it). */
   port: number;
   /** The healthz port bound; 0 when disabled. */
@@ -58,6 +58,9 @@ export class KubeletApi {
     const pair = bootstrapServing
       ? undefined
       : await loadServingPair({ tlsCertFile: options.tlsCertFile, tlsPrivateKeyFile: options.tlsPrivateKeyFile, certDir: options.certDir, nodeName: options.nodeName, addresses: this.nodeAddresses() });
+    if (settings.clientCAFile) {
+      this.clientCa = await DynamicClientCa.load(settings.clientCAFile, logger);
+    }
     const server = new KubeletServer(this.deps.routes, {
       nodeName: options.nodeName,
       authenticator: await this.authenticator(),
@@ -65,11 +68,12 @@ export class KubeletApi {
       fineGrainedAuthz: settings.fineGrainedAuthz,
       debuggingHandlers: settings.enableDebuggingHandlers,
       tls: nodeTlsSettings(settings.tlsMinVersion, settings.tlsCipherSuites),
-      clientCaPem: settings.clientCAFile ? await readClientCa(settings.clientCAFile) : undefined,
+      clientCa: this.clientCa,
       logger,
     });
     this.port = await server.listen(settings.address, settings.port, pair);
     this.server = server;
+    this.clientCa?.start();
     logger.info({ address: settings.address, port: this.port, certFile: pair?.certFile ?? 'serverTLSBootstrap', authorizationMode: settings.authorizationMode }, 'Kubelet API server listening');
   }
 
@@ -97,6 +101,7 @@ export class KubeletApi {
 
   async stop(): Promise<void> {
     this.servingRotation?.stop();
+    this.clientCa?.stop();
     await this.server?.close();
     await this.healthz?.close();
   }
@@ -117,7 +122,7 @@ export class KubeletApi {
       tokenReviewer = (await import('./review-clients.js')).tokenReviewer(options.kubeconfig);
     }
     return new RequestAuthenticator({
-      x509Enabled: settings.clientCAFile !== '',
+      clientCa: this.clientCa,
       tokenReviewer,
       tokenCacheTtlMs: settings.webhookAuthenticationCacheTtlMs,
       anonymousEnabled: settings.anonymousAuth,
@@ -142,22 +147,4 @@ export class KubeletApi {
       cacheUnauthorizedTtlMs: settings.webhookUnauthorizedCacheTtlMs,
     });
   }
-}
-
-/** The client CA bundle, checked to hold a certificate: an unreadable or empty file fails start-up naming the field. */
-async function readClientCa(file: string): Promise<string> {
-  const fail = (reason: string) =>
-    new ShardletError(ErrorCodes.CONFIG_INVALID, `authentication.x509.clientCAFile (--client-ca-file) ${file}: ${reason}`, { field: 'authentication.x509.clientCAFile', path: file });
-  let pem: string;
-  try {
-    pem = await readFile(file, 'utf8');
-  } catch (err) {
-    throw fail(`cannot read the client CA file: ${(err as Error).message}`);
-  }
-  try {
-    new X509Certificate(pem);
-  } catch (err) {
-    throw fail(`holds no PEM certificate: ${(err as Error).message}`);
-  }
-  return pem;
 }

@@ -8,7 +8,11 @@ import type { Duplex } from 'node:stream';
 /** Who made the request, as authentication established it (upstream's user.Info). */
 export interface RequestUser {
   name: string;
+  /** The API server's UID for the user (from TokenReview); part of every SubjectAccessReview. */
+  uid?: string;
   groups: string[];
+  /** Extra attributes the authenticator vouched for (scopes, credential IDs); passed on to SubjectAccessReview. */
+  extra?: Record<string, string[]>;
 }
 
 export interface RouteContext {
@@ -49,6 +53,11 @@ export class KubeletRoutes {
       if (this.exact.has(route.path)) throw new Error(`route ${route.path} registered twice`);
       this.exact.set(route.path, route);
     }
+  }
+
+  /** Every route, exact paths first: what the server serves (its metrics' path buckets, the attack suite's targets). */
+  list(): Route[] {
+    return [...this.exact.values(), ...this.prefixes];
   }
 
   /** The route serving `path`: an exact path first, else the longest matching prefix. */

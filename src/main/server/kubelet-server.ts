@@ -10,8 +10,9 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { RequestAuthenticator } from './authenticator.js';
+import type { DynamicClientCa } from './client-ca.js';
 import { forbiddenMessage, type RequestAuthorizer } from './authorizer.js';
-import { recordHttpRequest } from '../metrics/http-metrics.js';
+import { pathBuckets, recordHttpRequest } from '../metrics/http-metrics.js';
 import type { KubeletRoutes, Route, RouteContext } from './kubelet-routes.js';
 import { listenError } from './read-only-server.js';
 import { isSubpath, requestAttributes } from './request-attributes.js';
@@ -28,8 +29,8 @@ export interface KubeletServerConfig {
   fineGrainedAuthz: boolean;
   debuggingHandlers: boolean;
   tls: NodeTlsSettings;
-  /** authentication.x509.clientCAFile's PEM; undefined asks for no client certificate. */
-  clientCaPem?: string;
+  /** authentication.x509.clientCAFile, reloaded when it changes; undefined asks for no client certificate. */
+  clientCa?: DynamicClientCa;
   logger: Logger;
 }
 
@@ -38,6 +39,8 @@ interface Refusal {
   code: number;
   reason: string;
   body: string;
+  /** Ask the client to open a new connection for its next request. */
+  closeConnection?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
@@ -46,11 +49,17 @@ export class KubeletServer {
   private server?: https.Server;
   private readonly sockets = new Set<Socket>();
   private readonly stopping = new AbortController();
+  /** The path label values: the roots of the paths served (and answered 405 when debugging is off); any other is "other". */
+  private readonly metricBuckets: ReadonlySet<string>;
+  private pair?: { certPem: string; keyPem: string };
 
   constructor(
     private readonly routes: KubeletRoutes,
     private readonly config: KubeletServerConfig,
-  ) {}
+  ) {
+    const served = routes.list().map((route) => route.path);
+    this.metricBuckets = pathBuckets(config.debuggingHandlers ? served : [...served, ...DEBUGGING_PATHS]);
+  }
 
   /**
    * Listens on address:port over TLS (port 0 picks one) and resolves with the port.
@@ -58,13 +67,16 @@ export class KubeletServer {
    * the port is bound but handshakes fail until setServingPair().
    */
   async listen(address: string, port: number, pair: { certPem: string; keyPem: string } | undefined): Promise<number> {
+    this.pair = pair;
     const server = https.createServer({
-      ...this.secureContext(pair),
-      requestCert: this.config.clientCaPem !== undefined,
+      ...this.secureContext(),
+      requestCert: this.config.clientCa !== undefined,
       rejectUnauthorized: false,
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.serve(req, res));
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.serveUpgrade(req, socket, head));
+    // Node hands CONNECT over as a raw socket too; it goes through the same chain (401/403 first), as upstream serves every method.
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.serveUpgrade(req, socket, head));
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -75,12 +87,15 @@ export class KubeletServer {
       server.listen(port, address, () => resolve());
     });
     this.server = server;
+    // New handshakes verify against the new bundle; requests on open connections are checked against it by the authenticator.
+    this.config.clientCa?.on('changed', () => this.server?.setSecureContext(this.secureContext()));
     return (server.address() as AddressInfo).port;
   }
 
   /** Serves with a new certificate from now on (serverTLSBootstrap: issued or rotated). */
   setServingPair(pair: { certPem: string; keyPem: string }): void {
-    this.server?.setSecureContext(this.secureContext(pair));
+    this.pair = pair;
+    this.server?.setSecureContext(this.secureContext());
   }
 
   async close(): Promise<void> {
@@ -91,11 +106,12 @@ export class KubeletServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private secureContext(pair: { certPem: string; keyPem: string } | undefined): SecureContextOptions {
-    const { tls, clientCaPem } = this.config;
+  private secureContext(): SecureContextOptions {
+    const { tls, clientCa } = this.config;
+    const pair = this.pair;
     return {
       ...(pair ? { cert: pair.certPem, key: pair.keyPem } : {}),
-      ...(clientCaPem ? { ca: clientCaPem } : {}),
+      ...(clientCa ? { ca: clientCa.current().pem } : {}),
       minVersion: tls.minVersion,
       ...(tls.ciphers ? { ciphers: tls.ciphers } : {}),
     };
@@ -104,13 +120,18 @@ export class KubeletServer {
   /** Authentication and authorization: the route context, or the refusal to send. */
   private async admit(req: IncomingMessage, url: URL, signal: AbortSignal): Promise<RouteContext | Refusal> {
     const { authenticator, authorizer, nodeName, fineGrainedAuthz, logger } = this.config;
-    let user;
-    try {
-      user = await authenticator.authenticate(req);
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'Unable to authenticate the request due to an error');
+    const authentication = await authenticator.authenticate(req);
+    if (!authentication.user) {
+      for (const failure of authentication.failures) {
+        // A webhook that cannot be reached is the operator's business. A wrong credential
+        // is the caller's: logged at warn, anyone could fill the log with them.
+        if (failure.webhookError) logger.warn({ err: failure.failed }, 'Unable to authenticate the request due to an error');
+        else logger.debug({ err: failure.failed, path: url.pathname }, 'Unable to authenticate the request');
+      }
+      // A client certificate cannot change within a TLS connection: a caller that must present another needs a new one.
+      return { code: 401, reason: 'Unauthorized', body: 'Unauthorized\n', closeConnection: authentication.certificateFailed };
     }
-    if (!user) return { code: 401, reason: 'Unauthorized', body: 'Unauthorized\n' };
+    const user = authentication.user;
     const attributeSets = requestAttributes(req.method ?? 'GET', url.pathname, nodeName, fineGrainedAuthz);
     try {
       const decision = await authorizer.authorize(user, attributeSets);
@@ -138,9 +159,14 @@ export class KubeletServer {
     return route;
   }
 
+  /** Counts the request in kubelet_http_requests_*; the returned function ends it. */
+  private countRequest(req: IncomingMessage): () => void {
+    return recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite', this.metricBuckets);
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Every request is counted, refused ones too, as upstream's Server.ServeHTTP does.
-    res.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
+    res.once('close', this.countRequest(req));
     const url = parseTarget(req.url);
     if (!url) return refuse(res, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const requestGone = new AbortController();
@@ -160,7 +186,7 @@ export class KubeletServer {
 
   private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    socket.once('close', recordHttpRequest(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, 'readwrite'));
+    socket.once('close', this.countRequest(req));
     const url = parseTarget(req.url);
     if (!url) return refuseSocket(socket, { code: 400, reason: 'Bad Request', body: 'unparseable request URL\n' });
     const socketGone = new AbortController();
@@ -187,7 +213,11 @@ function parseTarget(target: string | undefined): URL | undefined {
 }
 
 function refuse(res: ServerResponse, refusal: Refusal): void {
-  res.writeHead(refusal.code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+  res.writeHead(refusal.code, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    ...(refusal.closeConnection ? { connection: 'close' } : {}),
+  });
   res.end(refusal.body);
 }
 

@@ -14,15 +14,18 @@ export interface RequestAttributes {
   path: string;
 }
 
-/** Upstream's mapping of HTTP methods to API verbs, and HEAD read as the GET it mirrors; other methods get no verb. */
-const VERB_BY_METHOD: Readonly<Record<string, string>> = {
-  GET: 'get',
-  HEAD: 'get',
-  POST: 'create',
-  PUT: 'update',
-  PATCH: 'patch',
-  DELETE: 'delete',
-};
+/**
+ * Upstream's mapping of HTTP methods to API verbs (GetRequestAttributes). Any other
+ * method, HEAD included, is authorized with the empty verb: a rule granting `get`
+ * does not cover it, only `*` does.
+ */
+const VERB_BY_METHOD: ReadonlyMap<string, string> = new Map([
+  ['GET', 'get'],
+  ['POST', 'create'],
+  ['PUT', 'update'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'delete'],
+]);
 
 /** Paths with one subresource of their own. */
 const SINGLE_SUBRESOURCE_PATHS: ReadonlyArray<[string, string]> = [
@@ -48,7 +51,7 @@ export function isSubpath(path: string, parent: string): boolean {
 
 /** The attributes to authorize, in order; the first one allowed lets the request through. */
 export function requestAttributes(method: string, path: string, nodeName: string, fineGrained = true): RequestAttributes[] {
-  const verb = VERB_BY_METHOD[method] ?? '';
+  const verb = VERB_BY_METHOD.get(method) ?? '';
   const attributes = (subresource: string): RequestAttributes => ({ verb, resource: 'nodes', subresource, name: nodeName, path });
   const single = SINGLE_SUBRESOURCE_PATHS.find(([prefix]) => isSubpath(path, prefix));
   if (single) return [attributes(single[1])];

@@ -28,7 +28,8 @@ export function tokenReviewer(kubeconfigPath: string): TokenReviewer {
       const review = await api().createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } });
       const status = review.status ?? {};
       if (!status.authenticated || !status.user?.username) return { authenticated: false };
-      return { authenticated: true, user: { name: status.user.username, groups: status.user.groups ?? [] } };
+      const { username, uid, groups, extra } = status.user;
+      return { authenticated: true, user: { name: username, ...(uid ? { uid } : {}), groups: groups ?? [], ...(extra ? { extra } : {}) } };
     },
   };
 }
@@ -43,7 +44,9 @@ export function accessReviewer(kubeconfigPath: string): AccessReviewer {
           kind: 'SubjectAccessReview',
           spec: {
             user: user.name,
+            ...(user.uid ? { uid: user.uid } : {}),
             groups: user.groups,
+            ...(user.extra ? { extra: user.extra } : {}),
             resourceAttributes: {
               verb: attributes.verb,
               version: 'v1',

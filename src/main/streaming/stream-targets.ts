@@ -71,9 +71,6 @@ export async function attachUrl(host: StreamingHost, pod: Pod, target: StreamTar
   const found = await findContainer(host, pod, target);
   if ('statusCode' in found) return found;
   const fullName = podFullName(pod);
-  if (target.podUid && pod.metadata?.uid !== translatePodUid(host, target.podUid)) {
-    return { statusCode: 500, message: `pod ${fullName} not found` };
-  }
   const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].find(
     (container) => container.name === target.containerName,
   );
@@ -103,7 +100,13 @@ export async function portForwardUrl(host: StreamingHost, pod: Pod, ports: numbe
   }
 }
 
-/** The running container a path names, in the pod the path's UID (if any) names. */
+/**
+ * The running container a path names, in the pod the path names by namespace and
+ * name. A UID in the path must be that pod's (a mirror pod's UID names its static
+ * pod): it narrows the request, it never redirects it to another pod. Upstream's
+ * GetAttach and getPortForward check this; its exec and run look the container up
+ * by the pod's full name and so never reach another pod either.
+ */
 export async function findContainer(
   host: StreamingHost,
   pod: Pod,
@@ -111,7 +114,8 @@ export async function findContainer(
 ): Promise<{ cri: CriClient; containerId: string } | StreamFailure> {
   const cri = host.cri();
   if (!cri) return { statusCode: 500, message: 'container runtime is not ready' };
-  const uid = target.podUid ? translatePodUid(host, target.podUid) : (pod.metadata?.uid ?? '');
+  const uid = pod.metadata?.uid ?? '';
+  if (target.podUid && translatePodUid(host, target.podUid) !== uid) return { statusCode: 500, message: `pod ${podFullName(pod)} not found` };
   try {
     const containerId = await runningContainerId(cri, uid, target.containerName);
     if (!containerId) return { statusCode: 500, message: `container not found ("${target.containerName}")` };

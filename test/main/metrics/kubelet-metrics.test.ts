@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordHttpRequest, urlRootPath } from '../../../src/main/metrics/http-metrics.js';
+import fc from 'fast-check';
+import { METHOD_BUCKETS, OTHER_BUCKET, pathBuckets, recordHttpRequest, requestLabels, urlRootPath } from '../../../src/main/metrics/http-metrics.js';
 import { KubeletMetrics } from '../../../src/main/metrics/kubelet-metrics.js';
 import { probeRegistry, setProbeCountSource } from '../../../src/main/metrics/probe-metrics.js';
 import type { ProbeCountRecord } from '../../../src/shared/shard-protocol.js';
@@ -61,12 +62,14 @@ test('CRI operations carry upstream’s operation_type names; errors only where 
   assert.equal(sampleValue(text, 'kubelet_runtime_operations_duration_seconds_bucket{le="0.1953125",operation_type="run_podsandbox"}'), 1);
 });
 
+const SERVED_PATHS = ['/healthz', '/pods', '/metrics', '/metrics/resource', '/stats/summary', '/containerLogs/', '/exec/', '/runningpods/'];
+
 test('HTTP requests: upstream’s path label and long_running, in flight until served', async () => {
   assert.equal(urlRootPath('/metrics/resource'), 'metrics/resource');
   assert.equal(urlRootPath('/stats/summary'), 'stats');
   assert.equal(urlRootPath('/containerLogs/ns/pod/c'), 'containerLogs');
   const m = metrics();
-  const done = recordHttpRequest('GET', '/exec/ns/pod/c', 'readwrite');
+  const done = recordHttpRequest('GET', '/exec/ns/pod/c', 'readwrite', pathBuckets(SERVED_PATHS));
   let text = await m.metrics();
   const labels = '{method="GET",path="exec",server_type="readwrite",long_running="true"}';
   assert.ok((sampleValue(text, `kubelet_http_requests_total${labels}`) ?? 0) >= 1);
@@ -75,6 +78,43 @@ test('HTTP requests: upstream’s path label and long_running, in flight until s
   done();
   text = await m.metrics();
   assert.equal(sampleValue(text, `kubelet_http_inflight_requests${labels}`), 0);
+});
+
+test('HTTP requests: a path the server does not serve is "other", a method outside upstream’s set is "other"', () => {
+  const buckets = pathBuckets(SERVED_PATHS);
+  assert.deepEqual([...buckets].sort(), ['containerLogs', 'exec', 'healthz', 'metrics', 'metrics/resource', 'pods', 'runningpods', 'stats']);
+  assert.equal(requestLabels('GET', '/no-such-root/x', 'readwrite', buckets).path, OTHER_BUCKET);
+  assert.equal(requestLabels('GET', '/metrics/cadvisor', 'readwrite', buckets).path, OTHER_BUCKET, 'not served here');
+  assert.equal(requestLabels('GET', '/metrics/resource', 'readwrite', buckets).path, 'metrics/resource');
+  assert.equal(requestLabels('PROPFIND', '/pods', 'readwrite', buckets).method, OTHER_BUCKET);
+  // As upstream's metricsMethodBuckets, which leaves PATCH out.
+  assert.equal(requestLabels('PATCH', '/pods', 'readwrite', buckets).method, OTHER_BUCKET);
+  assert.equal(requestLabels('HEAD', '/pods', 'readwrite', buckets).method, 'HEAD');
+});
+
+test('HTTP requests: whatever method and path arrive, every label value comes from the fixed sets', () => {
+  const buckets = pathBuckets(SERVED_PATHS);
+  const pathValues = new Set([...buckets, OTHER_BUCKET]);
+  const methodValues = new Set([...METHOD_BUCKETS, OTHER_BUCKET]);
+  fc.assert(
+    fc.property(fc.string(), fc.string(), (method, path) => {
+      const labels = requestLabels(method, path, 'readwrite', buckets);
+      assert.ok(methodValues.has(labels.method), labels.method);
+      assert.ok(pathValues.has(labels.path), labels.path);
+      assert.ok(labels.long_running === 'true' || labels.long_running === 'false');
+    }),
+    { numRuns: 2_000 },
+  );
+});
+
+test('HTTP requests: a thousand unknown paths and methods add no series after the first "other" ones', async () => {
+  const m = metrics();
+  const buckets = pathBuckets(SERVED_PATHS);
+  const seriesCount = async () => (await m.metrics()).split('\n').filter((line) => line.startsWith('kubelet_http_')).length;
+  recordHttpRequest('PROPFIND', '/first-unknown', 'readwrite', buckets)();
+  const before = await seriesCount();
+  for (let i = 0; i < 1_000; i++) recordHttpRequest(i % 2 ? 'PROPFIND' : 'M-SEARCH', `/unknown-${i}/${'x'.repeat(i % 7)}`, 'readwrite', buckets)();
+  assert.equal(await seriesCount(), before);
 });
 
 test('prober_probe_total is read from the shards\' counts at each scrape; a pod that left takes its series with it', async () => {

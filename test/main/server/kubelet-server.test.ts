@@ -1,25 +1,33 @@
 // The kubelet API server's filter chain on a real TLS socket: refusals before any
 // route (401 for plain and upgrade requests), 404 for unknown paths after auth,
 // enableDebuggingHandlers: false answering the debugging paths 405 whatever is
-// registered, and a route's upgrade handler owning the socket.
+// registered, a route's upgrade handler owning the socket, client certificates
+// judged against the client CA file as it is now (reloaded when it changes), and
+// the request series labelled from fixed sets.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
 import { pino } from 'pino';
+import { httpRequests } from '../../../src/main/metrics/http-metrics.js';
 import { RequestAuthenticator } from '../../../src/main/server/authenticator.js';
 import { RequestAuthorizer } from '../../../src/main/server/authorizer.js';
+import { DynamicClientCa } from '../../../src/main/server/client-ca.js';
 import { KubeletRoutes } from '../../../src/main/server/kubelet-routes.js';
 import { KubeletServer } from '../../../src/main/server/kubelet-server.js';
 import { loadServingPair, type ServingPair } from '../../../src/main/server/serving-certificate.js';
 import { nodeTlsSettings } from '../../../src/main/server/tls-settings.js';
+import { CertificateAuthority, type KeyPair } from '../../../src/testapiserver/tls.js';
 
 let dir: string;
 let pair: ServingPair;
 const servers: KubeletServer[] = [];
+const authorities: CertificateAuthority[] = [];
+const clientCas: DynamicClientCa[] = [];
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'shardlet-kubelet-server-'));
@@ -28,10 +36,12 @@ before(async () => {
 
 after(async () => {
   await Promise.all(servers.map((server) => server.close()));
+  for (const ca of clientCas) ca.stop();
+  await Promise.all(authorities.map((authority) => authority.destroy()));
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(options: { anonymous: boolean; debuggingHandlers: boolean }): Promise<number> {
+async function start(options: { anonymous: boolean; debuggingHandlers: boolean; clientCa?: DynamicClientCa }): Promise<number> {
   const routes = new KubeletRoutes();
   routes.add({ path: '/pods', methods: ['GET'], request: (_req, res, ctx) => void res.end(`pods for ${ctx.user.name}`) });
   routes.add({ path: '/exec/', methods: ['GET', 'POST'], request: (_req, res) => void res.end('exec') });
@@ -45,23 +55,37 @@ async function start(options: { anonymous: boolean; debuggingHandlers: boolean }
   });
   const server = new KubeletServer(routes, {
     nodeName: 'node-a',
-    authenticator: new RequestAuthenticator({ x509Enabled: false, tokenCacheTtlMs: 0, anonymousEnabled: options.anonymous }),
+    authenticator: new RequestAuthenticator({ clientCa: options.clientCa, tokenCacheTtlMs: 0, anonymousEnabled: options.anonymous }),
     authorizer: new RequestAuthorizer({ mode: 'AlwaysAllow', cacheAuthorizedTtlMs: 0, cacheUnauthorizedTtlMs: 0 }),
     fineGrainedAuthz: true,
     debuggingHandlers: options.debuggingHandlers,
     tls: nodeTlsSettings('VersionTLS12', []),
+    clientCa: options.clientCa,
     logger: pino({ level: 'silent' }),
   });
   servers.push(server);
   return server.listen('127.0.0.1', 0, pair);
 }
 
-function get(port: number, urlPath: string, method = 'GET'): Promise<{ status: number; body: string }> {
+interface Answer {
+  status: number;
+  body: string;
+  /** Whether the request went over a connection an earlier request opened. */
+  reusedSocket?: boolean;
+  connection?: string;
+}
+
+function get(port: number, urlPath: string, method = 'GET', client?: { cert: KeyPair; agent?: https.Agent }): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: urlPath, method, ca: pair.certPem, servername: 'node-a' }, (res) => {
+    const credentials = client ? { cert: client.cert.certPem, key: client.cert.keyPem, agent: client.agent } : {};
+    const req = https.request({ host: '127.0.0.1', port, path: urlPath, method, ca: pair.certPem, servername: 'node-a', ...credentials }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => {
+        const answer: Answer = { status: res.statusCode ?? 0, body };
+        if (client) Object.assign(answer, { reusedSocket: req.reusedSocket, connection: res.headers.connection });
+        resolve(answer);
+      });
     });
     req.on('error', reject);
     req.end();
@@ -110,4 +134,75 @@ test('enableDebuggingHandlers false: /exec and the other debugging paths answer 
   assert.deepEqual(await get(port, '/exec/ns/pod/c', 'POST'), { status: 405, body: 'Debug endpoints are disabled.\n' });
   assert.equal((await get(port, '/containerLogs/ns/pod/c')).status, 405);
   assert.equal((await get(port, '/pods')).status, 200, '/pods is no debugging handler');
+});
+
+async function authority(): Promise<CertificateAuthority> {
+  const created = await CertificateAuthority.create();
+  authorities.push(created);
+  return created;
+}
+
+async function clientCaFile(name: string, pem: string): Promise<{ file: string; ca: DynamicClientCa }> {
+  const file = path.join(dir, name);
+  await writeFile(file, pem);
+  const ca = await DynamicClientCa.load(file, pino({ level: 'silent' }));
+  clientCas.push(ca);
+  return { file, ca };
+}
+
+test('a client certificate the client CA did not sign: 401 and the connection closed, even with anonymous on', async () => {
+  const [trusted, other] = [await authority(), await authority()];
+  const { ca } = await clientCaFile('one-ca.crt', trusted.ca.certPem);
+  const port = await start({ anonymous: true, debuggingHandlers: true, clientCa: ca });
+  const alice = await trusted.clientCert({ user: 'alice', groups: ['team'] });
+  const mallory = await other.clientCert({ user: 'mallory', groups: ['system:masters'] });
+  assert.equal((await get(port, '/pods', 'GET', { cert: alice })).body, 'pods for alice');
+  const refused = await get(port, '/pods', 'GET', { cert: mallory });
+  assert.deepEqual([refused.status, refused.body, refused.connection], [401, 'Unauthorized\n', 'close']);
+  assert.deepEqual(await get(port, '/pods'), { status: 200, body: 'pods for system:anonymous' }, 'no certificate at all: anonymous');
+});
+
+test('the client CA file is read again when it changes: the new CA is trusted, the removed one refused on an open connection', async () => {
+  const [first, second] = [await authority(), await authority()];
+  const { file, ca } = await clientCaFile('rotating-ca.crt', first.ca.certPem);
+  ca.start();
+  const port = await start({ anonymous: false, debuggingHandlers: true, clientCa: ca });
+  const fromFirst = await first.clientCert({ user: 'old-client', groups: [] });
+  const fromSecond = await second.clientCert({ user: 'new-client', groups: [] });
+  const keptOpen = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    assert.equal((await get(port, '/pods', 'GET', { cert: fromFirst, agent: keptOpen })).body, 'pods for old-client');
+    assert.equal((await get(port, '/pods', 'GET', { cert: fromSecond })).status, 401);
+    const changed = once(ca, 'changed');
+    // As a tool rotating the bundle writes it: a new file renamed over the old one.
+    await writeFile(`${file}.new`, second.ca.certPem);
+    await rename(`${file}.new`, file);
+    await changed;
+    assert.equal((await get(port, '/pods', 'GET', { cert: fromSecond })).body, 'pods for new-client');
+    const stale = await get(port, '/pods', 'GET', { cert: fromFirst, agent: keptOpen });
+    assert.deepEqual([stale.status, stale.reusedSocket], [401, true], 'the connection verified under the old bundle is judged by the new one');
+    assert.equal((await get(port, '/pods', 'GET', { cert: fromFirst })).status, 401, 'and a new connection is refused too');
+  } finally {
+    keptOpen.destroy();
+  }
+});
+
+test('a client CA file rewritten without a certificate: the bundle in use is kept', async () => {
+  const first = await authority();
+  const { file, ca } = await clientCaFile('broken-ca.crt', first.ca.certPem);
+  await writeFile(file, 'not a certificate\n');
+  assert.equal(await ca.reload(), false);
+  assert.equal(ca.current().pem, first.ca.certPem);
+});
+
+test('request series: served paths by their root, every other path "other", unknown methods "other"', async () => {
+  const port = await start({ anonymous: false, debuggingHandlers: false });
+  const before = (await httpRequests.get()).values.length;
+  for (let i = 0; i < 200; i++) await get(port, `/attack-${i}/${i}`, i % 2 ? 'PROPFIND' : 'GET');
+  await get(port, '/pods');
+  const values = (await httpRequests.get()).values.map((value) => value.labels);
+  assert.ok(values.length <= before + 4, `${values.length - before} new series for 201 requests`);
+  const paths = new Set(values.map((labels) => labels.path));
+  for (const path of paths) assert.ok(['pods', 'exec', 'echo', 'other', 'run', 'attach', 'portForward', 'containerLogs', 'runningpods', 'debug', 'logs'].includes(String(path)), String(path));
+  assert.ok(values.some((labels) => labels.path === 'other' && labels.method === 'other'));
 });

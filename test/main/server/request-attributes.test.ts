@@ -14,7 +14,10 @@ const CASES: Array<[method: string, path: string, verb: string, subresources: st
   ['GET', '/pods', 'get', ['pods', 'proxy']],
   ['GET', '/runningpods/', 'get', ['pods', 'proxy']],
   ['GET', '/healthz', 'get', ['healthz', 'proxy']],
-  ['HEAD', '/healthz', 'get', ['healthz', 'proxy']],
+  // HEAD has no verb upstream: a rule that grants get does not let it through.
+  ['HEAD', '/healthz', '', ['healthz', 'proxy']],
+  ['HEAD', '/pods', '', ['pods', 'proxy']],
+  ['PROPFIND', '/pods', '', ['pods', 'proxy']],
   ['GET', '/configz', 'get', ['configz', 'proxy']],
   ['POST', '/exec/ns/pod/c', 'create', ['proxy']],
   ['GET', '/exec/ns/pod/c', 'get', ['proxy']],
