@@ -24,6 +24,10 @@ export interface RecordedRequest {
   name?: string;
   fieldSelector?: string;
   labelSelector?: string;
+  /** A list or watch's timeoutSeconds, as asked. */
+  timeoutSeconds?: string;
+  /** A watch that asked for bookmarks. */
+  allowWatchBookmarks?: boolean;
 }
 
 export class RequestLog {
@@ -39,6 +43,9 @@ export class RequestLog {
     if (fieldSelector) entry.fieldSelector = fieldSelector;
     const labelSelector = request?.query.get('labelSelector');
     if (labelSelector) entry.labelSelector = labelSelector;
+    const timeoutSeconds = request?.query.get('timeoutSeconds');
+    if (timeoutSeconds) entry.timeoutSeconds = timeoutSeconds;
+    if (request?.query.get('allowWatchBookmarks') === 'true') entry.allowWatchBookmarks = true;
     this.entries.push(entry);
     if (verb === 'watch' && res && !res.writableEnded) {
       this.open.add(entry);

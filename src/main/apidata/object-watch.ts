@@ -6,7 +6,7 @@
 // meanwhile, so readers keep the last known data. An object marked immutable cannot
 // change, so the watch stops once it has seen one and keeps serving it, as upstream
 // stops the reflector of an immutable object.
-import type { KubernetesListObject, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import type { KubernetesListObject, V1ConfigMap, V1Secret, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeClients } from '../apiclient/kube-client.js';
 import { SupervisedListWatch } from '../apiclient/supervised-list-watch.js';
@@ -16,6 +16,8 @@ export type WatchedObject = V1ConfigMap | V1Secret;
 
 export interface ObjectWatchOptions {
   clients: KubeClients;
+  /** The watch client, shaped as a reflector's (reflector-watch.ts); shared by every object watch. */
+  watch: Watch;
   kind: WatchedKind;
   namespace: string;
   name: string;
@@ -59,7 +61,7 @@ export class ObjectWatch {
     };
     this.supervised = new SupervisedListWatch<WatchedObject>({
       path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}`,
-      watch: clients.watch,
+      watch: options.watch,
       listFn,
       fieldSelector,
       logger: options.logger,

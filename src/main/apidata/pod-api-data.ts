@@ -17,6 +17,7 @@ import type { ConfigMapData, PodApiData, SecretData, ServiceAccountTokenData } f
 import { serviceAccountTokenKey } from '../../shared/shard-protocol.js';
 import { podUid, type Pod } from '../../shared/types.js';
 import type { KubeClients } from '../apiclient/kube-client.js';
+import { ReflectorWatch } from '../apiclient/reflector-watch.js';
 import { ObjectWatch, type WatchedKind, type WatchedObject } from './object-watch.js';
 import { referencedObjects, type TokenReference } from './referenced-objects.js';
 import { ServiceAccountTokenCache } from './token-cache.js';
@@ -64,11 +65,13 @@ export class PodApiDataProvider {
   private readonly keysByPod = new Map<string, Set<string>>();
   private readonly objects = new Map<string, ObjectReference>();
   private readonly tokens: ServiceAccountTokenCache;
+  private readonly watchClient: ReflectorWatch;
   private readonly changedPodUids = new Set<string>();
   private flushScheduled = false;
   private stopped = false;
 
   constructor(private readonly options: PodApiDataProviderOptions) {
+    this.watchClient = new ReflectorWatch(options.clients.config);
     this.tokens = new ServiceAccountTokenCache({
       clients: options.clients,
       logger: options.logger,
@@ -143,6 +146,7 @@ export class PodApiDataProvider {
     if (!ref) {
       const watch = new ObjectWatch({
         clients: this.options.clients,
+        watch: this.watchClient,
         kind,
         namespace,
         name,
