@@ -11,6 +11,7 @@ import { loadKubeClients, type KubeClients } from '../../../src/main/apiclient/k
 import { PodApiDataProvider } from '../../../src/main/apidata/pod-api-data.js';
 import { serviceAccountTokenKey } from '../../../src/shared/shard-protocol.js';
 import type { Pod } from '../../../src/shared/types.js';
+import type { KubeObject } from '../../../src/testapiserver/index.js';
 import type { RecordedRequest } from '../../../src/testapiserver/request-log.js';
 import { startTestApiServer, type TestApiServer } from '../../../src/testapiserver/server.js';
 import { waitUntil } from '../../helpers/kubelet-process.js';
@@ -18,6 +19,7 @@ import { waitUntil } from '../../helpers/kubelet-process.js';
 const NODE = 'apidata-node';
 const WAIT_MS = 15_000;
 const TOKEN_REQUESTS = 'create serviceaccounts/token';
+const PODS = { key: 'pods', group: '', plural: 'pods' };
 
 let workDir: string;
 let api: TestApiServer;
@@ -26,8 +28,17 @@ let kubelet: KubeClients;
 let provider: PodApiDataProvider;
 const changedUids: string[] = [];
 
+/**
+ * The pod as the kubelet is handed it; it is also stored in the API server, bound to
+ * NODE, as kube-apiserver's Node authorizer needs before it lets the node read what
+ * the pod references.
+ */
 function podIn(namespace: string, uid: string, spec: Omit<V1PodSpec, 'containers'> & Partial<Pick<V1PodSpec, 'containers'>>): Pod {
-  return { metadata: { name: `pod-${uid}`, namespace, uid }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } };
+  const pod: Pod = { metadata: { name: `pod-${uid}`, namespace, uid }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } };
+  const stored = { apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `pod-${uid}`, namespace }, spec: { ...pod.spec, nodeName: NODE } } as KubeObject;
+  if (api.store.get(PODS, namespace, `pod-${uid}`)) api.store.update(PODS, stored);
+  else api.store.create(PODS, stored);
+  return pod;
 }
 
 async function createNamespace(name: string): Promise<void> {
