@@ -294,7 +294,11 @@ export class Kubelet {
         // An orphan (found only in the runtime) has no spec and no status anyone reads.
         if (result.imagePulls) this.startup.pulled(pod, result.imagePulls);
         if (pod.spec) this.statuses.set(pod, this.protection.statusOf(uid, result.status));
-        if (kind === 'terminated' && isApiPod(pod)) this.cluster?.statusManager.podTerminated(pod);
+        if (kind === 'terminated' && isApiPod(pod)) {
+          this.cluster?.statusManager.podTerminated(pod);
+          // As upstream's SyncTerminatedPod: the pod's Secrets and ConfigMaps are no longer read on its behalf.
+          this.cluster?.apiData.forgetPod(uid);
+        }
         // A finished static pod still in its source: remember it is finished, across restarts (not one a node shutdown stopped).
         else if (kind === 'terminated' && this.podManager.get(uid) && !this.protection.killedForShutdown(uid)) this.terminalRecords.record(uid, result.status);
         if (kind === 'terminated' && result.errors.length === 0) this.protection.podFinished(uid);

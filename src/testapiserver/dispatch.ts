@@ -16,7 +16,8 @@ import { toTable, wantsTable } from './table.js';
 import type { ClientIdentity } from './tls.js';
 import { serveWatch } from './watch.js';
 
-export type CountRequest = (verb: string, resource: string) => void;
+/** Records a request as verb + resource[/subresource]; `request` when it named a resource (the request log reads it). */
+export type CountRequest = (verb: string, resource: string, request?: ResourceRequest) => void;
 
 function notFoundPath(pathname: string): ApiError {
   return new ApiError(404, 'NotFound', `the server could not find the requested resource (${pathname})`);
@@ -111,6 +112,6 @@ export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: Se
   if (!request) throw notFoundPath(url.pathname);
   request.user = user;
   const verb = verbOf(req.method ?? 'GET', request);
-  count(verb, request.subresource ? `${request.key}/${request.subresource}` : request.key);
+  count(verb, request.subresource ? `${request.key}/${request.subresource}` : request.key, request);
   await serveResource(ctx, request, verb, req, res);
 }

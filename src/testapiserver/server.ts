@@ -13,9 +13,10 @@ import { Authenticator } from './auth.js';
 import { authenticateBootstrapToken } from './bootstrap-token.js';
 import { CsrController, DEFAULT_CLUSTER_SIGNING_DURATION_MS } from './csr-controller.js';
 import { DEFAULT_BOOKMARK_INTERVAL_MS, type ServerContext } from './context.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, type CountRequest } from './dispatch.js';
 import { sendError } from './http-util.js';
 import { clientIdentityOf, type KubeconfigIdentity, writeKubeconfigFile } from './kubeconfig.js';
+import { RequestLog, type RecordedRequest } from './request-log.js';
 import { seedCluster } from './seed.js';
 import { DEFAULT_WATCH_HISTORY_SIZE, Store } from './store.js';
 import { CertificateAuthority, type ClientIdentity } from './tls.js';
@@ -61,6 +62,11 @@ export interface TestApiServer {
   /** Requests served, keyed `<verb> <resource>[/<subresource>]`, e.g. `patch pods/status`. */
   requestCount(): Record<string, number>;
   resetRequestCount(): void;
+  /** Each resource request with who asked and what it named (request-log.ts), oldest first. */
+  requestLog(): RecordedRequest[];
+  clearRequestLog(): void;
+  /** The watches open now, as the request log recorded them. */
+  openWatches(): RecordedRequest[];
   /** Stops listening, ends every watch and removes the CA's temp files. */
   stop(): Promise<void>;
   /**
@@ -81,7 +87,7 @@ interface Listener {
   sockets: Set<Socket>;
 }
 
-function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, counts: Map<string, number>): Promise<Listener> {
+function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, counts: Map<string, number>, requestLog: RequestLog): Promise<Listener> {
   const sockets = new Set<Socket>();
   const server = https.createServer(
     { key: ca.serving.keyPem, cert: ca.serving.certPem, ca: ca.ca.certPem, requestCert: true, rejectUnauthorized: false },
@@ -91,9 +97,10 @@ function listen(ctx: ServerContext, ca: CertificateAuthority, port: number, coun
         sendError(res, unauthorized());
         return;
       }
-      const count = (verb: string, resource: string): void => {
+      const count: CountRequest = (verb, resource, request) => {
         const key = `${verb} ${resource}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
+        requestLog.record(user, verb, resource, request, res);
       };
       ctx.logger?.debug({ method: req.method, url: req.url }, 'apiserver request');
       dispatch(ctx, req, res, count, user).catch((err: unknown) => sendError(res, err));
@@ -169,8 +176,9 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const saver = stateDir ? new StoreSaver(stateDir, ctx.store) : undefined;
   if (saver) ctx.store.onChange = () => saver.schedule();
   const counts = new Map<string, number>();
+  const requestLog = new RequestLog();
   // Back on the port it had, so that the kubeconfigs written before still reach it.
-  let listener: Listener | undefined = await listen(ctx, ca, options.port || saved.port || 0, counts);
+  let listener: Listener | undefined = await listen(ctx, ca, options.port || saved.port || 0, counts, requestLog);
   const port = (listener.server.address() as AddressInfo).port;
   if (stateDir) await savePort(stateDir, port);
   if (saver && !saved.snapshot) await saver.flush();
@@ -194,10 +202,13 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     addToken: (token, user, groups = []) => authenticator.addToken(token, { user, groups: [...groups, 'system:authenticated'] }),
     requestCount: () => Object.fromEntries(counts),
     resetRequestCount: () => counts.clear(),
+    requestLog: () => requestLog.list(),
+    clearRequestLog: () => requestLog.clear(),
+    openWatches: () => requestLog.openWatches(),
     restart: async (restartOptions = {}) => {
       await stopListening();
       await restartOptions.whileDown?.();
-      listener = await listen(ctx, ca, port, counts);
+      listener = await listen(ctx, ca, port, counts, requestLog);
     },
     stop: async () => {
       csrController.stop();

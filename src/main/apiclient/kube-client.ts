@@ -1,7 +1,9 @@
 // The API server clients the kubelet uses, from its --kubeconfig, through
-// @kubernetes/client-node (which talks HTTP through undici).
+// @kubernetes/client-node (which talks HTTP through undici), all sharing one
+// connection pool (shared-dispatcher.ts).
 import { CoordinationV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { shareConnections } from './shared-dispatcher.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface KubeClients {
@@ -23,6 +25,7 @@ export function loadKubeClients(kubeconfigPath: string, qps: number, burst: numb
       path: kubeconfigPath,
     });
   }
+  shareConnections(config);
   const cluster = config.getCurrentCluster();
   if (!cluster) {
     throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${kubeconfigPath}: field "current-context": names no cluster`, { path: kubeconfigPath });

@@ -11,12 +11,15 @@ import { loadKubeClients, type KubeClients } from '../../../src/main/apiclient/k
 import { PodApiDataProvider } from '../../../src/main/apidata/pod-api-data.js';
 import { serviceAccountTokenKey } from '../../../src/shared/shard-protocol.js';
 import type { Pod } from '../../../src/shared/types.js';
+import type { KubeObject } from '../../../src/testapiserver/index.js';
+import type { RecordedRequest } from '../../../src/testapiserver/request-log.js';
 import { startTestApiServer, type TestApiServer } from '../../../src/testapiserver/server.js';
 import { waitUntil } from '../../helpers/kubelet-process.js';
 
 const NODE = 'apidata-node';
 const WAIT_MS = 15_000;
 const TOKEN_REQUESTS = 'create serviceaccounts/token';
+const PODS = { key: 'pods', group: '', plural: 'pods' };
 
 let workDir: string;
 let api: TestApiServer;
@@ -25,12 +28,26 @@ let kubelet: KubeClients;
 let provider: PodApiDataProvider;
 const changedUids: string[] = [];
 
+/**
+ * The pod as the kubelet is handed it; it is also stored in the API server, bound to
+ * NODE, as kube-apiserver's Node authorizer needs before it lets the node read what
+ * the pod references.
+ */
 function podIn(namespace: string, uid: string, spec: Omit<V1PodSpec, 'containers'> & Partial<Pick<V1PodSpec, 'containers'>>): Pod {
-  return { metadata: { name: `pod-${uid}`, namespace, uid }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } };
+  const pod: Pod = { metadata: { name: `pod-${uid}`, namespace, uid }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } };
+  const stored = { apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `pod-${uid}`, namespace }, spec: { ...pod.spec, nodeName: NODE } } as KubeObject;
+  if (api.store.get(PODS, namespace, `pod-${uid}`)) api.store.update(PODS, stored);
+  else api.store.create(PODS, stored);
+  return pod;
 }
 
 async function createNamespace(name: string): Promise<void> {
   await admin.core.createNamespace({ body: { metadata: { name } } });
+}
+
+/** The watches the kubelet holds open in the namespace now, as the server sees them. */
+function openWatchesIn(namespace: string): RecordedRequest[] {
+  return api.openWatches().filter((w) => w.namespace === namespace && w.user === `system:node:${NODE}`);
 }
 
 /** Waits for onObjectChanged to name the pod, and clears what was recorded. */
@@ -174,7 +191,7 @@ test('an API server restart: the cache keeps answering, then catches up with wha
   provider.forgetPod('uid-e');
 });
 
-test('forgetPod stops a namespace watch once no pod there refers to anything', async () => {
+test('forgetPod releases a watch once no pod refers to its object any more', async () => {
   const ns = 'apidata-f';
   await createNamespace(ns);
   const one = podIn(ns, 'uid-f1', { volumes: [{ name: 'v', configMap: { name: 'shared' } }, { name: 's', secret: { secretName: 'only-one' } }] });
@@ -183,17 +200,20 @@ test('forgetPod stops a namespace watch once no pod there refers to anything', a
   await provider.dataFor(one);
   await provider.dataFor(two);
   assert.deepEqual(await provider.dataFor(bare), { configMaps: {}, secrets: {}, serviceAccountTokens: {} });
-  const watched = (): string[] => provider.watchedNamespaces().filter((key) => key.endsWith(`/${ns}`));
-  assert.deepEqual(watched(), [`configmaps/${ns}`, `secrets/${ns}`]);
+  const watched = (): string[] => provider.watchedObjects().filter((key) => key.includes(`/${ns}/`));
+  assert.deepEqual(watched(), [`configmaps/${ns}/shared`, `secrets/${ns}/only-one`]);
+  await waitUntil(async () => openWatchesIn(ns).length === 2, WAIT_MS, 'two watches open on the server');
 
   provider.forgetPod('uid-f1');
-  assert.deepEqual(watched(), [`configmaps/${ns}`]);
+  assert.deepEqual(watched(), [`configmaps/${ns}/shared`]);
+  await waitUntil(async () => openWatchesIn(ns).length === 1, WAIT_MS, 'the Secret\'s watch closed on the server');
+  assert.equal(openWatchesIn(ns)[0]?.fieldSelector, 'metadata.name=shared');
   provider.forgetPod('uid-f2');
   assert.deepEqual(watched(), []);
+  await waitUntil(async () => openWatchesIn(ns).length === 0, WAIT_MS, 'no watch open on the server');
 
-  // A later pod watches the namespace again; its own ConfigMap, created after the one
-  // the forgotten pods used, comes down the same watch behind it: once it has arrived,
-  // any resync the first one caused has been recorded.
+  // A later pod watches its own object; the one the forgotten pods used changes
+  // first, then the later pod's: once the second resync is in, the first would have been.
   const later = podIn(ns, 'uid-f4', { volumes: [{ name: 'v', configMap: { name: 'barrier' } }] });
   await provider.dataFor(later);
   changedUids.length = 0;
@@ -205,7 +225,105 @@ test('forgetPod stops a namespace watch once no pod there refers to anything', a
   provider.forgetPod('uid-f3');
 });
 
-test('a namespace whose first list cannot happen answers null, then resyncs its pods once listed', async () => {
+test('every Secret and ConfigMap request names one object a registered pod refers to', async () => {
+  const ns = 'apidata-h';
+  await createNamespace(ns);
+  await admin.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'pull' }, type: 'Opaque', stringData: { a: 'b' } } });
+  await admin.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'not-referenced' }, stringData: { a: 'b' } } });
+  api.clearRequestLog();
+  const pod = podIn(ns, 'uid-h', {
+    imagePullSecrets: [{ name: 'pull' }],
+    volumes: [{ name: 'p', projected: { sources: [{ configMap: { name: 'kube-root-ca.crt' } }, { secret: { name: 'absent', optional: true } }] } }],
+    containers: [{ name: 'c', envFrom: [{ configMapRef: { name: 'env-config' } }] }],
+  });
+  const data = await provider.dataFor(pod);
+  assert.equal(data.secrets.pull?.type, 'Opaque');
+  assert.equal(data.secrets.absent, null);
+  assert.equal(data.configMaps['env-config'], null);
+  assert.ok(data.configMaps['kube-root-ca.crt']);
+  await waitUntil(async () => openWatchesIn(ns).length === 4, WAIT_MS, 'four watches open');
+
+  const referenced = new Set(['secrets/pull', 'secrets/absent', 'configmaps/kube-root-ca.crt', 'configmaps/env-config']);
+  const objectRequests = api.requestLog().filter((r) => r.resource === 'secrets' || r.resource === 'configmaps');
+  const shapes = objectRequests.map((r) => `${r.verb} ${r.resource} ${r.namespace} ${r.fieldSelector ?? '-'}`);
+  for (const request of objectRequests) {
+    assert.equal(request.user, `system:node:${NODE}`);
+    assert.ok(request.verb === 'list' || request.verb === 'watch', `${request.verb}: only list and watch`);
+    assert.equal(request.namespace, ns, 'never across namespaces');
+    const name = /^metadata\.name=([^,]+)$/.exec(request.fieldSelector ?? '')?.[1];
+    assert.ok(name && referenced.has(`${request.resource}/${name}`), `names a referenced object: ${shapes.join('; ')}`);
+  }
+  for (const key of referenced) {
+    const [resource, name] = key.split('/');
+    for (const verb of ['list', 'watch']) {
+      assert.ok(objectRequests.some((r) => r.verb === verb && r.resource === resource && r.fieldSelector === `metadata.name=${name}`), `${verb} ${key}`);
+    }
+  }
+  provider.forgetPod('uid-h');
+});
+
+test('a pod whose references change keeps the objects it still uses and releases the rest', async () => {
+  const ns = 'apidata-i';
+  await createNamespace(ns);
+  const before = podIn(ns, 'uid-i', { volumes: [{ name: 'a', configMap: { name: 'kept' } }, { name: 'b', secret: { secretName: 'dropped' } }] });
+  await provider.dataFor(before);
+  await waitUntil(async () => openWatchesIn(ns).length === 2, WAIT_MS, 'two watches open');
+  api.clearRequestLog();
+  const after = podIn(ns, 'uid-i', { volumes: [{ name: 'a', configMap: { name: 'kept' } }, { name: 'c', secret: { secretName: 'added' } }] });
+  await provider.dataFor(after);
+  assert.deepEqual(provider.watchedObjects().filter((key) => key.includes(`/${ns}/`)), [`configmaps/${ns}/kept`, `secrets/${ns}/added`]);
+  await waitUntil(async () => openWatchesIn(ns).length === 2 && openWatchesIn(ns).some((w) => w.fieldSelector === 'metadata.name=added'), WAIT_MS, 'watches of kept and added');
+  assert.ok(
+    !api.requestLog().some((r) => r.resource === 'configmaps' && r.namespace === ns),
+    'the ConfigMap it still uses was not listed or watched again',
+  );
+  provider.forgetPod('uid-i');
+});
+
+test('an immutable Secret stops being watched once seen, and is still served', async () => {
+  const ns = 'apidata-j';
+  await createNamespace(ns);
+  await admin.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'frozen' }, immutable: true, stringData: { k: 'v1' } } });
+  await admin.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'mutable' }, data: { k: 'v1' } } });
+  const pod = podIn(ns, 'uid-j', { volumes: [{ name: 'a', secret: { secretName: 'frozen' } }, { name: 'b', configMap: { name: 'mutable' } }] });
+  const first = await provider.dataFor(pod);
+  assert.deepEqual(first.secrets.frozen?.data, { k: Buffer.from('v1').toString('base64') });
+  assert.deepEqual(provider.watchedObjects().filter((key) => key.includes(`/${ns}/`)), [`configmaps/${ns}/mutable`]);
+  assert.deepEqual(provider.referencedObjects().filter((key) => key.includes(`/${ns}/`)), [`configmaps/${ns}/mutable`, `secrets/${ns}/frozen`]);
+  await waitUntil(async () => {
+    const open = openWatchesIn(ns);
+    return open.length === 1 && open[0]?.resource === 'configmaps';
+  }, WAIT_MS, 'only the mutable ConfigMap is watched on the server');
+
+  // As upstream: with the reflector stopped, even a deletion is not seen; the pod keeps what it had.
+  changedUids.length = 0;
+  await admin.core.deleteNamespacedSecret({ name: 'frozen', namespace: ns });
+  await admin.core.replaceNamespacedConfigMap({ name: 'mutable', namespace: ns, body: { metadata: { name: 'mutable' }, data: { k: 'v2' } } });
+  await waitForChange('uid-j');
+  const second = await provider.dataFor(pod);
+  assert.deepEqual(second.configMaps.mutable?.data, { k: 'v2' });
+  assert.deepEqual(second.secrets.frozen, first.secrets.frozen);
+  provider.forgetPod('uid-j');
+  assert.deepEqual(provider.referencedObjects().filter((key) => key.includes(`/${ns}/`)), []);
+});
+
+test('a ConfigMap made immutable later stops being watched then', async () => {
+  const ns = 'apidata-k';
+  await createNamespace(ns);
+  await admin.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settles' }, data: { k: 'v1' } } });
+  const pod = podIn(ns, 'uid-k', { volumes: [{ name: 'a', configMap: { name: 'settles' } }] });
+  await provider.dataFor(pod);
+  assert.deepEqual(provider.watchedObjects().filter((key) => key.includes(`/${ns}/`)), [`configmaps/${ns}/settles`]);
+  changedUids.length = 0;
+  await admin.core.replaceNamespacedConfigMap({ name: 'settles', namespace: ns, body: { metadata: { name: 'settles' }, immutable: true, data: { k: 'final' } } });
+  await waitForChange('uid-k');
+  assert.deepEqual((await provider.dataFor(pod)).configMaps.settles?.data, { k: 'final' });
+  assert.deepEqual(provider.watchedObjects().filter((key) => key.includes(`/${ns}/`)), []);
+  await waitUntil(async () => openWatchesIn(ns).length === 0, WAIT_MS, 'no watch open on the server');
+  provider.forgetPod('uid-k');
+});
+
+test('an object whose first list cannot happen answers null, then its pods are resynced once it is listed', async () => {
   const ns = 'apidata-g';
   await createNamespace(ns);
   await admin.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'creds' }, stringData: { k: 'v' } } });
