@@ -85,6 +85,17 @@ describe('authorization and admission over HTTPS', () => {
     assert.ok(h.server.refusals().some((r) => r.name === 'sneaky' && r.verb === 'create' && r.code === 403));
   });
 
+  it('admits the node\'s own mirror pod, which gets no service account (the ServiceAccount plugin skips mirror pods)', async () => {
+    const registered = await h.request('POST', '/api/v1/nodes', { auth: { token: NODE_TOKEN }, body: { metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } } } });
+    assert.equal(registered.status, 201);
+    const mirror = podManifest('static-web-n1', { nodeName: 'n1' });
+    (mirror.metadata as Record<string, unknown>).annotations = { 'kubernetes.io/config.mirror': 'abc' };
+    (mirror.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: registered.body.metadata.uid, controller: true }];
+    const created = await h.request('POST', '/api/v1/namespaces/default/pods', { auth: { token: NODE_TOKEN }, body: mirror });
+    assert.equal(created.status, 201, created.body.message);
+    assert.equal(created.body.spec.serviceAccountName, undefined);
+  });
+
   it('refuses a status write that takes a finished pod back to Running (422), and records it', async () => {
     await h.request('POST', '/api/v1/namespaces/default/pods', { body: podManifest('done', { restartPolicy: 'Never' }) });
     const patch = (phase: string) => h.request('PATCH', '/api/v1/namespaces/default/pods/done/status', { auth: { token: NODE_TOKEN }, contentType: 'application/merge-patch+json', body: { status: { phase } } });
