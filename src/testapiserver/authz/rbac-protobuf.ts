@@ -3,7 +3,7 @@
 // 415. This decodes those bodies to their JSON form, with the field numbers of
 // k8s.io/api/rbac/v1 and authorization/v1 generated.proto and meta/v1's
 // ObjectMeta and LabelSelector; a CSR goes to csr-protobuf.ts.
-import { badRequest } from '../api-error.js';
+import { ApiError, badRequest } from '../api-error.js';
 import { decodeProtobufCsr, fieldsOf, message, text, texts, unwrapProtobuf, type Fields } from '../csr-protobuf.js';
 import { RBAC_API_VERSION } from './rbac-resources.js';
 
@@ -91,10 +91,15 @@ const DECODERS: Record<string, (fields: Fields) => Record<string, unknown>> = {
   SelfSubjectRulesReview: selfSubjectRulesReview,
 };
 
-/** The JSON form of a protobuf body kubectl sends; 400 for kinds this server does not decode. */
+/** The JSON form of a protobuf body kubectl sends; 400 for kinds this server does not decode, or bytes that are no message. */
 export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
-  const { kind, raw } = unwrapProtobuf(body);
-  const decode = kind ? DECODERS[kind] : undefined;
-  if (!decode || !raw) return decodeProtobufCsr(body);
-  return decode(fieldsOf(raw));
+  try {
+    const { kind, raw } = unwrapProtobuf(body);
+    const decode = kind ? DECODERS[kind] : undefined;
+    if (!decode || !raw) return decodeProtobufCsr(body);
+    return decode(fieldsOf(raw));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw badRequest(`the protobuf body could not be decoded: ${(err as Error).message}`);
+  }
 }
