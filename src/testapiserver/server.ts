@@ -10,7 +10,7 @@ import { AccessRules, type AccessRule } from './access-rules.js';
 import { admissionChain, admitAll, type Admit } from './admission.js';
 import { ApiError, unauthorized } from './api-error.js';
 import { requestAttributesOf } from './authz/attributes.js';
-import { alwaysAllowAuthorizer, authorizeUpgradeOrThrow, nodeAndRbacAuthorizer, type Authorizer } from './authz/authorizer.js';
+import { alwaysAllowAuthorizer, authorizeOrThrow, nodeAndRbacAuthorizer, upgradeAttributeSets, type Authorizer } from './authz/authorizer.js';
 import { seedBootstrapPolicy } from './authz/bootstrap-policy.js';
 import { NodeRestriction } from './authz/node-restriction.js';
 import { RbacRegistry } from './authz/rbac-registry.js';
@@ -148,9 +148,12 @@ async function serveUpgrade(ctx: ServerContext, req: IncomingMessage, socket: Du
   const user = ctx.authenticator.authenticate(req);
   if (!user) return refuse(unauthorized());
   const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
-  const attributes = requestAttributesOf(req.method ?? 'GET', url, user);
+  let attributes = requestAttributesOf(req.method ?? 'GET', url, user);
   try {
-    authorizeUpgradeOrThrow(ctx.authorizer, attributes);
+    for (const asked of upgradeAttributeSets(attributes)) {
+      attributes = asked;
+      authorizeOrThrow(ctx.authorizer, asked);
+    }
     const target = kubeletTargetOf(ctx, url);
     if (!target) return refuse(new ApiError(400, 'BadRequest', `upgrade is not served for ${req.url}`));
     const key = `${req.method === 'GET' ? 'get' : 'create'} ${target.resource}`;

@@ -85,13 +85,12 @@ export function authorizeOrThrow(authorizer: Authorizer, attributes: Authorizati
 const WEBSOCKET_STREAMS = new Set(['exec', 'attach', 'portforward']);
 
 /**
- * An upgrade (exec, attach, port-forward, proxied WebSocket): a WebSocket GET on
- * pods/exec|attach|portforward needs `create` as well as `get`, as with
- * AuthorizePodWebsocketUpgradeCreatePermission (on by default since 1.31).
+ * What an upgrade (exec, attach, port-forward, proxied WebSocket) is authorized
+ * as, in order: a WebSocket GET on pods/exec|attach|portforward needs `create` as
+ * well as `get`, as with AuthorizePodWebsocketUpgradeCreatePermission (on by
+ * default since 1.31).
  */
-export function authorizeUpgradeOrThrow(authorizer: Authorizer, attributes: AuthorizationAttributes): void {
-  authorizeOrThrow(authorizer, attributes);
-  if (attributes.verb === 'get' && attributes.apiGroup === '' && attributes.resource === 'pods' && WEBSOCKET_STREAMS.has(attributes.subresource)) {
-    authorizeOrThrow(authorizer, { ...attributes, verb: 'create' });
-  }
+export function upgradeAttributeSets(attributes: AuthorizationAttributes): AuthorizationAttributes[] {
+  const websocketStream = attributes.verb === 'get' && attributes.apiGroup === '' && attributes.resource === 'pods' && WEBSOCKET_STREAMS.has(attributes.subresource);
+  return websocketStream ? [attributes, { ...attributes, verb: 'create' }] : [attributes];
 }
