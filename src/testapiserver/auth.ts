@@ -1,8 +1,8 @@
 // Authentication as kube-apiserver's x509 and bearer-token authenticators do it:
 // a client certificate signed by our CA (CN = user, O = groups), a static token,
 // a bootstrap token (bootstrap-token.ts) or a service-account JWT this server
-// issued through TokenRequest. Everyone authenticated may do everything here:
-// the rule table of access-reviews.ts only answers SubjectAccessReviews.
+// issued through TokenRequest. What an authenticated user may do is the
+// authorizer chain's to decide (authz/authorizer.ts).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';

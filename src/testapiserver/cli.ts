@@ -3,18 +3,22 @@
 // by hand. Writes admin.kubeconfig and <node>.kubeconfig into --kubeconfig-out.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { DEFAULT_NODE_NAME } from './kubeconfig.js';
 import { startTestApiServer } from './server.js';
 
 const USAGE = `usage: shardlet-test-apiserver [--port N] [--default-node-name NODE] [--kubeconfig-out DIR]
   [--node-name NODE] [--watch-history-size N] [--bookmark-interval-ms N] [--state-dir DIR]
-  [--csr-auto-approve=false] [--cluster-signing-duration DURATION]
+  [--csr-auto-approve=false] [--cluster-signing-duration DURATION] [--enforce=false]
 
   --state-dir DIR  keep the CA, keys, objects and port in DIR and start from what an
                    earlier run left there: stop the server and start it again with the
                    same DIR and every kubeconfig it wrote still works.
   --csr-auto-approve=false  leave the kubelet's CSRs Pending (kubectl certificate approve)
-  --cluster-signing-duration  lifetime of signed certificates, e.g. 8760h0m0s (default) or 90s`;
+  --cluster-signing-duration  lifetime of signed certificates, e.g. 8760h0m0s (default) or 90s
+  --enforce=false  no Node,RBAC authorization, NodeRestriction or pod/RBAC validation:
+                   every authenticated user may do everything (default: enforced as
+                   kube-apiserver does; each refusal is logged as a JSON line)`;
 
 /** A Go duration as kube-controller-manager's flags take it: 1h30m, 90s, 8760h0m0s. */
 function parseGoDurationMs(text: string): number {
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
       'state-dir': { type: 'string' },
       'csr-auto-approve': { type: 'string', default: 'true' },
       'cluster-signing-duration': { type: 'string' },
+      enforce: { type: 'string', default: 'true' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -51,6 +56,8 @@ async function main(): Promise<void> {
     stateDir: values['state-dir'] ? path.resolve(values['state-dir']) : undefined,
     autoApproveCsrs: values['csr-auto-approve'] !== 'false',
     clusterSigningDurationMs: values['cluster-signing-duration'] ? parseGoDurationMs(values['cluster-signing-duration']) : undefined,
+    enforce: values.enforce !== 'false',
+    logger: pino({ level: 'warn' }),
   });
   console.log(`test apiserver listening on ${server.url}`);
   const outDir = values['kubeconfig-out'];
@@ -61,8 +68,8 @@ async function main(): Promise<void> {
     console.log(`kubeconfigs: ${admin} ${node}`);
   }
   const shutdown = (): void => {
-    // What this process served, per `<verb> <resource>`: one JSON line for whoever runs it (a test counts node creates).
-    console.log(JSON.stringify({ requestCounts: server.requestCount() }));
+    // What this process served, per `<verb> <resource>`, and what it refused: one JSON line for whoever runs it.
+    console.log(JSON.stringify({ requestCounts: server.requestCount(), refusals: server.refusals() }));
     server.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', shutdown);

@@ -1,7 +1,10 @@
 // What every handler needs: storage, the authenticator and the server's options.
 import type { Logger } from 'pino';
 import type { AccessRules } from './access-rules.js';
+import type { Admit } from './admission.js';
 import type { Authenticator } from './auth.js';
+import type { Authorizer } from './authz/authorizer.js';
+import type { RefusalLog } from './refusals.js';
 import type { ResourceDef } from './resources.js';
 import type { Store } from './store.js';
 import type { ClientIdentity } from './tls.js';
@@ -14,8 +17,14 @@ export interface ServerContext {
   authenticator: Authenticator;
   /** The client certificate the server shows kubelets (nodes/proxy, pods/log, exec, …). */
   kubeletClient: () => Promise<{ certPem: string; keyPem: string }>;
-  /** Decides SubjectAccessReviews (tests grant and revoke). */
+  /** Node,RBAC (or AlwaysAllow): decides every request and every access review. */
+  authorizer: Authorizer;
+  /** NodeRestriction and the validation of pods and RBAC objects, on every write (or nothing). */
+  admit: Admit;
+  /** The tests' grants, as RBAC objects. */
   accessRules: AccessRules;
+  /** Every 403 and 422 this server answered. */
+  refusals: RefusalLog;
   defaultNodeName?: string;
   bookmarkIntervalMs: number;
   logger?: Logger;

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conflict, invalid, notFound } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
 import { CSR_RESOURCE, csrUpdate, prepareCsrCreate } from './certificates.js';
-import { applyDefaults } from './defaults.js';
+import type { AdmissionAttributes, Operation } from './admission.js';
+import { applyDefaults, bindPod } from './defaults.js';
 import { applyPatch } from './patch.js';
 import { apiVersionOf } from './resources.js';
 import { seedNamespaceContents } from './seed.js';
@@ -56,6 +57,21 @@ function requireNamespace(ctx: ServerContext, request: ResourceRequest): void {
   }
 }
 
+/** What admission and validation see of a write to this request's resource. */
+export function admissionOf(request: ResourceRequest, operation: Operation, object: KubeObject | undefined, oldObject?: KubeObject): AdmissionAttributes {
+  return {
+    operation,
+    user: request.user,
+    group: request.def.group,
+    resource: request.def.plural,
+    subresource: request.subresource ?? '',
+    namespace: request.namespace ?? '',
+    name: request.name ?? object?.metadata.name ?? '',
+    object,
+    oldObject,
+  };
+}
+
 export function getObject(ctx: ServerContext, request: ResourceRequest): KubeObject {
   return ctx.store.mustGet(refOf(request), request.namespace, request.name ?? '');
 }
@@ -76,8 +92,11 @@ export function createObject(ctx: ServerContext, request: ResourceRequest, body:
   if (!obj.metadata.name && typeof obj.metadata.generateName === 'string') obj.metadata.name = generatedName(obj.metadata.generateName);
   if (!obj.metadata.name) throw invalid(request.def.kind, '', 'metadata.name', 'Required value: name or generateName is required');
   for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete obj.metadata[field];
-  applyDefaults(request.key, obj, ctx.defaultNodeName);
+  applyDefaults(request.key, obj);
   if (request.key === CSR_RESOURCE.key) prepareCsrCreate(obj, request.user);
+  ctx.admit(admissionOf(request, 'CREATE', obj));
+  // The scheduler's part, after the pod was admitted as its creator sent it.
+  if (request.key === 'pods' && ctx.defaultNodeName && !(obj.spec as { nodeName?: string }).nodeName) bindPod(obj, ctx.defaultNodeName);
   const created = ctx.store.create(refOf(request), obj);
   if (request.key === 'namespaces') seedNamespaceContents(ctx.store, created.metadata.name, ctx.caPem);
   return created;
@@ -108,6 +127,8 @@ function writeUpdate(ctx: ServerContext, request: ResourceRequest, current: Kube
     applyDefaults(request.key, next);
   }
   for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds']) if (next.metadata[field] === undefined) delete next.metadata[field];
+  // A subresource write is admitted with what its sender sent (NodeRestriction compares labels in it).
+  ctx.admit(admissionOf(request, 'UPDATE', request.subresource ? incoming : next, current));
   return ctx.store.update(refOf(request), next, expectedRv);
 }
 

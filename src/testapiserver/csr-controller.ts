@@ -2,8 +2,10 @@
 // controller (auto-approve, on by default here, switchable) and the csrsigning
 // controller (the server's CA signs approved requests of the kubelet's signers).
 // Auto-approval follows upstream's recognisers for kubelet client certificates:
-// a well-formed node client request from a bootstrap token (nodeclient) or from the
-// node it names (selfnodeclient). Upstream never auto-approves kubelet-serving
+// a well-formed node client request from the node it names (selfnodeclient) or
+// from anyone else (nodeclient), approved when a SubjectAccessReview says the
+// requester may create certificatesigningrequests/<that> (the TLS bootstrapping
+// bindings give it to system:bootstrappers and system:nodes). Upstream never auto-approves kubelet-serving
 // requests; this test server approves the ones a node makes for itself, so that
 // serverTLSBootstrap can be tested without a hand in the loop.
 import type { Logger } from 'pino';
@@ -11,7 +13,6 @@ import {
   CSR_RESOURCE, csrSpec, csrStatus, hasCondition, KUBE_APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER,
   requestPemOf, type CsrCondition,
 } from './certificates.js';
-import { BOOTSTRAPPERS_GROUP } from './bootstrap-token.js';
 import { type CsrSubject, inspectCsr, signCsr } from './csr-signer.js';
 import type { Store } from './store.js';
 import type { KeyPair } from './tls.js';
@@ -26,8 +27,12 @@ const CLIENT_USAGES = new Set(['digital signature', 'key encipherment', 'client 
 const SERVING_USAGES = new Set(['digital signature', 'key encipherment', 'server auth']);
 const SIGNERS = new Set([KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, KUBE_APISERVER_CLIENT_SIGNER]);
 
+/** The SubjectAccessReview the approver asks: may this requester create certificatesigningrequests/<subresource>? */
+export type MayCreateCsr = (requester: { user: string; groups: string[] }, subresource: 'nodeclient' | 'selfnodeclient') => boolean;
+
 export interface CsrControllerOptions {
   autoApprove: boolean;
+  mayCreate: MayCreateCsr;
   signingDurationMs: number;
   logger?: Logger;
 }
@@ -37,13 +42,17 @@ function isNodeRequest(subject: CsrSubject, usages: string[], allowed: Set<strin
     usages.includes(required) && usages.every((u) => allowed.has(u));
 }
 
-/** The approval message this request earns, or undefined when a person must decide (upstream's recognisers). */
-export function autoApprovalMessage(csr: KubeObject, subject: CsrSubject): string | undefined {
+/**
+ * The approval message this request earns, or undefined when a person must decide
+ * (upstream's recognisers, each followed by its SubjectAccessReview for the requester).
+ */
+export function autoApprovalMessage(csr: KubeObject, subject: CsrSubject, mayCreate: MayCreateCsr): string | undefined {
   const spec = csrSpec(csr);
   const usages = spec.usages ?? [];
   if (spec.signerName === KUBELET_CLIENT_SIGNER && isNodeRequest(subject, usages, CLIENT_USAGES, 'client auth') && !subject.hasSubjectAltNames) {
-    const fromBootstrapper = (spec.groups ?? []).includes(BOOTSTRAPPERS_GROUP);
-    if (fromBootstrapper || spec.username === subject.commonName) return 'Auto approving kubelet client certificate after SubjectAccessReview.';
+    const requester = { user: spec.username ?? '', groups: spec.groups ?? [] };
+    if (spec.username === subject.commonName && mayCreate(requester, 'selfnodeclient')) return 'Auto approving self kubelet client certificate after SubjectAccessReview.';
+    if (mayCreate(requester, 'nodeclient')) return 'Auto approving kubelet client certificate after SubjectAccessReview.';
   }
   if (spec.signerName === KUBELET_SERVING_SIGNER && isNodeRequest(subject, usages, SERVING_USAGES, 'server auth') && spec.username === subject.commonName) {
     return 'Auto approving kubelet serving certificate of the node that asked for it (test API server).';
@@ -101,7 +110,7 @@ export class CsrController {
       return;
     }
     if (!hasCondition(csr, 'Approved')) {
-      const message = this.options.autoApprove ? autoApprovalMessage(csr, subject) : undefined;
+      const message = this.options.autoApprove ? autoApprovalMessage(csr, subject, this.options.mayCreate) : undefined;
       if (message) this.addCondition(name, { type: 'Approved', status: 'True', reason: 'AutoApproved', message });
       else return;
     }

@@ -8,10 +8,10 @@ import { badRequest } from './api-error.js';
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
-type Fields = Map<number, Array<Uint8Array | number>>;
+export type Fields = Map<number, Array<Uint8Array | number>>;
 
 /** Every field of one message: length-delimited ones as bytes, varints as numbers. */
-function fieldsOf(bytes: Uint8Array): Fields {
+export function fieldsOf(bytes: Uint8Array): Fields {
   const reader = protobuf.Reader.create(bytes);
   const fields: Fields = new Map();
   while (reader.pos < reader.len) {
@@ -30,16 +30,16 @@ function fieldsOf(bytes: Uint8Array): Fields {
   return fields;
 }
 
-function text(fields: Fields, field: number): string | undefined {
+export function text(fields: Fields, field: number): string | undefined {
   const value = fields.get(field)?.[0];
   return value instanceof Uint8Array ? Buffer.from(value).toString() : undefined;
 }
 
-function texts(fields: Fields, field: number): string[] {
+export function texts(fields: Fields, field: number): string[] {
   return (fields.get(field) ?? []).filter((v): v is Uint8Array => v instanceof Uint8Array).map((v) => Buffer.from(v).toString());
 }
 
-function message(fields: Fields, field: number): Fields {
+export function message(fields: Fields, field: number): Fields {
   const value = fields.get(field)?.[0];
   return value instanceof Uint8Array ? fieldsOf(value) : new Map();
 }
@@ -80,12 +80,17 @@ function csrObject(fields: Fields): Record<string, unknown> {
   };
 }
 
-/** The JSON form of a protobuf-encoded CertificateSigningRequest; 400 for anything else. */
-export function decodeProtobufCsr(body: Buffer): Record<string, unknown> {
+/** The kind and the encoded object inside the `k8s\0` envelope (runtime.Unknown). */
+export function unwrapProtobuf(body: Buffer): { kind: string | undefined; raw: Uint8Array | undefined } {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) throw badRequest('the protobuf body lacks the k8s envelope');
   const unknown = fieldsOf(body.subarray(MAGIC.length));
-  const kind = text(message(unknown, 1), 2);
   const raw = unknown.get(2)?.[0];
-  if (kind !== 'CertificateSigningRequest' || !(raw instanceof Uint8Array)) throw badRequest(`protobuf bodies are understood for CertificateSigningRequest only (got ${kind ?? 'no kind'})`);
+  return { kind: text(message(unknown, 1), 2), raw: raw instanceof Uint8Array ? raw : undefined };
+}
+
+/** The JSON form of a protobuf-encoded CertificateSigningRequest; 400 for anything else. */
+export function decodeProtobufCsr(body: Buffer): Record<string, unknown> {
+  const { kind, raw } = unwrapProtobuf(body);
+  if (kind !== 'CertificateSigningRequest' || !raw) throw badRequest(`protobuf bodies are understood for CertificateSigningRequest only (got ${kind ?? 'no kind'})`);
   return csrObject(fieldsOf(raw));
 }

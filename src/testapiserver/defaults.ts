@@ -2,11 +2,13 @@
 // (pkg/apis/core/v1/defaults.go) and its admission plugins (ServiceAccount,
 // Priority, NamespaceLifecycle labels) fill them in, so kubectl sees what it
 // expects and the kubelet gets the fields it reads without checking.
+import { defaultRbacObject } from './authz/rbac-registry.js';
 import type { KubeObject } from './types.js';
 
 type Obj = Record<string, unknown>;
 
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
 function defaultContainer(container: Obj): void {
   const image = String(container.image ?? '');
@@ -44,7 +46,7 @@ export function podQosClass(spec: Obj): 'Guaranteed' | 'Burstable' | 'BestEffort
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-export function defaultPod(pod: KubeObject, defaultNodeName?: string): void {
+export function defaultPod(pod: KubeObject): void {
   const spec = ((pod.spec as Obj | undefined) ??= {}) as Obj;
   spec.restartPolicy ??= 'Always';
   spec.dnsPolicy ??= 'ClusterFirst';
@@ -54,15 +56,17 @@ export function defaultPod(pod: KubeObject, defaultNodeName?: string): void {
   spec.enableServiceLinks ??= true;
   spec.priority ??= 0;
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  spec.serviceAccountName ??= (spec.serviceAccount as string | undefined) ?? 'default';
-  spec.serviceAccount ??= spec.serviceAccountName;
+  // The ServiceAccount admission plugin leaves mirror pods alone: a node may not create one that names an account.
+  if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] === undefined) {
+    spec.serviceAccountName ??= (spec.serviceAccount as string | undefined) ?? 'default';
+    spec.serviceAccount ??= spec.serviceAccountName;
+  }
   for (const c of (spec.containers as Obj[] | undefined) ?? []) defaultContainer(c);
   for (const c of (spec.initContainers as Obj[] | undefined) ?? []) defaultContainer(c);
   for (const v of (spec.volumes as Obj[] | undefined) ?? []) defaultVolume(v);
   const status = ((pod.status as Obj | undefined) ??= {}) as Obj;
   status.phase ??= 'Pending';
   status.qosClass ??= podQosClass(spec);
-  if (!spec.nodeName && defaultNodeName) bindPod(pod, defaultNodeName);
 }
 
 /** What the scheduler's binding does: set spec.nodeName and the PodScheduled condition. */
@@ -91,10 +95,11 @@ export function defaultSecret(secret: KubeObject): void {
 }
 
 /** Applies the defaults of a resource, by storage key. */
-export function applyDefaults(key: string, obj: KubeObject, defaultNodeName?: string): void {
-  if (key === 'pods') defaultPod(obj, defaultNodeName);
+export function applyDefaults(key: string, obj: KubeObject): void {
+  if (key === 'pods') defaultPod(obj);
   else if (key === 'namespaces') defaultNamespace(obj);
   else if (key === 'secrets') defaultSecret(obj);
+  else defaultRbacObject(key, obj);
 }
 
 /**

@@ -6,7 +6,7 @@
 // grace period of 0, removes it at once. Other kinds are removed at once.
 import { ApiError, badRequest, conflict, successStatus } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
-import { getObject, refOf } from './crud.js';
+import { admissionOf, getObject, refOf } from './crud.js';
 import { podDeletionGracePeriod } from './defaults.js';
 import type { KubeObject } from './types.js';
 
@@ -48,6 +48,12 @@ function markPodDeleted(ctx: ServerContext, request: ResourceRequest, pod: KubeO
 
 /** Deletes as asked and returns the response body: the pod (deleted or marked), or a Success Status. */
 export function deleteObject(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
+  ctx.admit(admissionOf(request, 'DELETE', undefined, getObject(ctx, request)));
+  return removeObject(ctx, request, body);
+}
+
+/** The delete itself, without admission: what the eviction subresource calls after admitting the Eviction. */
+export function removeObject(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
   const current = getObject(ctx, request);
   const options = deleteOptionsOf(request, body);
   checkPreconditions(request, current, options);

@@ -10,7 +10,10 @@ import { readJson, sendJson } from './http-util.js';
 import { openApiV3Document, openApiV3Root } from './openapi.js';
 import { parseResourcePath, splitApiPath } from './router.js';
 import { bindPodTo, evictPod, requestToken } from './subresources.js';
-import { subjectAccessReview, tokenReview } from './access-reviews.js';
+import { answerReview } from './access-reviews.js';
+import { requestAttributesOf } from './authz/attributes.js';
+import { authorizeOrThrow } from './authz/authorizer.js';
+import { REVIEW_RESOURCES } from './resources.js';
 import { kubeletTargetOf, proxyRequest } from './kubelet-proxy.js';
 import { toTable, wantsTable } from './table.js';
 import type { ClientIdentity } from './tls.js';
@@ -85,8 +88,7 @@ async function serveResource(ctx: ServerContext, request: ResourceRequest, verb:
     return sendJson(res, 200, wantsTable(req.headers.accept) && !sub ? toTable(request.key, [obj], obj.metadata.resourceVersion ?? '', request.query.get('includeObject')) : obj);
   }
   const body = await readJson(req);
-  if (verb === 'create' && request.key === 'tokenreviews.authentication.k8s.io') return sendJson(res, 201, tokenReview(ctx, body));
-  if (verb === 'create' && request.key === 'subjectaccessreviews.authorization.k8s.io') return sendJson(res, 201, subjectAccessReview(ctx, body));
+  if (verb === 'create' && REVIEW_RESOURCES.has(request.key)) return sendJson(res, 201, answerReview(ctx, request, body));
   if (verb === 'create' && sub === 'binding') return sendJson(res, 201, bindPodTo(ctx, request, body));
   if (verb === 'create' && sub === 'eviction') return sendJson(res, 201, evictPod(ctx, request, body));
   if (verb === 'create' && sub === 'token') return sendJson(res, 201, requestToken(ctx, request, body));
@@ -97,9 +99,25 @@ async function serveResource(ctx: ServerContext, request: ResourceRequest, verb:
   throw methodNotAllowed(verb, label);
 }
 
-/** Serves one request; `count` records it as verb + resource[/subresource]. */
+const ANONYMOUS: ClientIdentity = { user: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * Serves one request; `count` records it as verb + resource[/subresource]. The
+ * authorizer decides first, from the URL alone; every 403 and 422 is recorded.
+ */
 export async function dispatch(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, count: CountRequest, user?: ClientIdentity): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
+  const attributes = requestAttributesOf(req.method ?? 'GET', url, user ?? ANONYMOUS);
+  try {
+    authorizeOrThrow(ctx.authorizer, attributes);
+    await route(ctx, req, res, count, url, user);
+  } catch (err) {
+    if (err instanceof ApiError) ctx.refusals.record(attributes, err);
+    throw err;
+  }
+}
+
+async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, count: CountRequest, url: URL, user?: ClientIdentity): Promise<void> {
   if (req.method === 'GET' && serveFixedPath(req, res, url.pathname)) return;
   if (req.method === 'GET' && serveDiscovery(res, url.pathname)) return;
   const kubeletTarget = kubeletTargetOf(ctx, url);

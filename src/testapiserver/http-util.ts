@@ -1,7 +1,7 @@
 // Reading request bodies and writing JSON answers and Status errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api-error.js';
-import { decodeProtobufCsr } from './csr-protobuf.js';
+import { decodeProtobufBody } from './authz/rbac-protobuf.js';
 
 const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 
@@ -25,7 +25,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
 /** The JSON body, or undefined when the body is empty. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0].trim();
-  if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufCsr(await readBodyBytes(req));
+  if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufBody(await readBodyBytes(req));
   const text = await readBody(req);
   if (!contentType.endsWith('json') && text.length > 0) {
     // Only JSON is spoken; a 415 makes client-go fall back to JSON.

@@ -27,10 +27,24 @@ export const RESOURCES: ResourceDef[] = [
   { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease', namespaced: true, verbs: CRUD, subresources: [] },
   { group: 'certificates.k8s.io', version: 'v1', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest', kind: 'CertificateSigningRequest', namespaced: false, shortNames: ['csr'], verbs: CRUD, subresources: ['approval', 'status'] },
   { group: 'events.k8s.io', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], verbs: CRUD, subresources: [] },
+  { group: '', version: 'v1', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], verbs: CRUD, subresources: ['status'] },
+  { group: '', version: 'v1', plural: 'persistentvolumes', singular: 'persistentvolume', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], verbs: CRUD, subresources: ['status'] },
+  // Stored only: no controller makes their pods.
+  { group: 'apps', version: 'v1', plural: 'deployments', singular: 'deployment', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], verbs: CRUD, subresources: ['status'], categories: ['all'] },
+  { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', singular: 'resourceclaim', kind: 'ResourceClaim', namespaced: true, verbs: CRUD, subresources: ['status'] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', singular: 'clusterrolebinding', kind: 'ClusterRoleBinding', namespaced: false, verbs: CRUD, subresources: [] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', singular: 'clusterrole', kind: 'ClusterRole', namespaced: false, verbs: CRUD, subresources: [] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', singular: 'rolebinding', kind: 'RoleBinding', namespaced: true, verbs: CRUD, subresources: [] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', singular: 'role', kind: 'Role', namespaced: true, verbs: CRUD, subresources: [] },
   // Reviews are created and answered, never stored.
   { group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', singular: 'tokenreview', kind: 'TokenReview', namespaced: false, verbs: ['create'], subresources: [] },
+  { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'], subresources: [] },
+  { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'], subresources: [] },
   { group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', singular: 'subjectaccessreview', kind: 'SubjectAccessReview', namespaced: false, verbs: ['create'], subresources: [] },
 ];
+
+/** The review kinds: answered on create, never stored. */
+export const REVIEW_RESOURCES = new Set(['tokenreviews.authentication.k8s.io', 'subjectaccessreviews.authorization.k8s.io', 'selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectrulesreviews.authorization.k8s.io']);
 
 /** Storage key of a resource: `pods`, `leases.coordination.k8s.io`. */
 export function resourceKey(def: Pick<ResourceDef, 'group' | 'plural'>): string {

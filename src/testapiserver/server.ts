@@ -7,7 +7,16 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Duplex } from 'node:stream';
 import { AccessRules, type AccessRule } from './access-rules.js';
+import { admissionChain, admitAll, type Admit } from './admission.js';
 import { ApiError, unauthorized } from './api-error.js';
+import { requestAttributesOf } from './authz/attributes.js';
+import { alwaysAllowAuthorizer, authorizeOrThrow, nodeAndRbacAuthorizer, upgradeAttributeSets, type Authorizer } from './authz/authorizer.js';
+import { seedBootstrapPolicy } from './authz/bootstrap-policy.js';
+import { NodeRestriction } from './authz/node-restriction.js';
+import { RbacRegistry } from './authz/rbac-registry.js';
+import { ClusterRoleAggregator } from './authz/role-aggregation.js';
+import { validatePods } from './pod-validation.js';
+import { RefusalLog, type Refusal } from './refusals.js';
 import { KUBELET_CLIENT_IDENTITY, kubeletTargetOf, proxyUpgrade } from './kubelet-proxy.js';
 import { Authenticator } from './auth.js';
 import { authenticateBootstrapToken } from './bootstrap-token.js';
@@ -44,7 +53,20 @@ export interface TestApiServerOptions {
    * from what an earlier process left (see state-dir.ts). Without it all is new.
    */
   stateDir?: string;
+  /**
+   * What kube-apiserver enforces, each on unless turned off: `authorization`
+   * (Node,RBAC; off is AlwaysAllow), `nodeRestriction` (the admission plugin) and
+   * `validation` (pods and RBAC objects, with RBAC's escalation check). `false`
+   * turns all three off, for a test that is about something else.
+   */
+  enforce?: boolean | EnforceOptions;
   logger?: Logger;
+}
+
+export interface EnforceOptions {
+  authorization?: boolean;
+  nodeRestriction?: boolean;
+  validation?: boolean;
 }
 
 export interface TestApiServer {
@@ -55,8 +77,11 @@ export interface TestApiServer {
   writeKubeconfig(file: string, identity: KubeconfigIdentity): Promise<string>;
   /** PEMs for a client of your own (undici, node:https) speaking as this identity, or as any user and groups. */
   clientCredentials(identity: KubeconfigIdentity | ClientIdentity): Promise<ClientCredentials>;
-  /** Grant a SubjectAccessReview rule (who may do what on nodes/<subresource>); returns its revocation. */
+  /** Grant a rule (who may do what, e.g. on nodes/<subresource>) as a ClusterRole and its binding; returns its revocation. */
   allow(rule: AccessRule): () => void;
+  /** Every request refused with 403 or 422 since the start (or the last reset): who, verb, resource, name, code, reason. */
+  refusals(): Refusal[];
+  resetRefusals(): void;
   /** Accept `token` as a bearer token for this user and groups. */
   addToken(token: string, user: string, groups?: string[]): void;
   /** Requests served, keyed `<verb> <resource>[/<subresource>]`, e.g. `patch pods/status`. */
@@ -127,16 +152,36 @@ async function serveUpgrade(ctx: ServerContext, req: IncomingMessage, socket: Du
     const body = JSON.stringify(err.toStatus());
     socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
-  if (!ctx.authenticator.authenticate(req)) return refuse(unauthorized());
+  const user = ctx.authenticator.authenticate(req);
+  if (!user) return refuse(unauthorized());
+  const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
+  let attributes = requestAttributesOf(req.method ?? 'GET', url, user);
   try {
-    const target = kubeletTargetOf(ctx, new URL(req.url ?? '/', 'https://apiserver.invalid'));
+    for (const asked of upgradeAttributeSets(attributes)) {
+      attributes = asked;
+      authorizeOrThrow(ctx.authorizer, asked);
+    }
+    const target = kubeletTargetOf(ctx, url);
     if (!target) return refuse(new ApiError(400, 'BadRequest', `upgrade is not served for ${req.url}`));
     const key = `${req.method === 'GET' ? 'get' : 'create'} ${target.resource}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
     proxyUpgrade(req, socket, head, target, await ctx.kubeletClient());
   } catch (err) {
-    refuse(err instanceof ApiError ? err : new ApiError(500, 'InternalError', (err as Error).message));
+    const apiError = err instanceof ApiError ? err : new ApiError(500, 'InternalError', (err as Error).message);
+    ctx.refusals.record(attributes, apiError);
+    refuse(apiError);
   }
+}
+
+/** The authorizer and the admission chain the enforce option asks for. */
+function enforcement(store: Store, enforce: TestApiServerOptions['enforce']): { authorizer: Authorizer; admit: Admit } {
+  const wanted = typeof enforce === 'object' ? enforce : { authorization: enforce ?? true, nodeRestriction: enforce ?? true, validation: enforce ?? true };
+  const authorizer = wanted.authorization === false ? alwaysAllowAuthorizer(store) : nodeAndRbacAuthorizer(store);
+  const steps: Admit[] = [];
+  if (wanted.validation !== false) steps.push(new RbacRegistry(() => authorizer).admit);
+  if (wanted.nodeRestriction !== false) steps.push(new NodeRestriction(store).admit);
+  if (wanted.validation !== false) steps.push(validatePods);
+  return { authorizer, admit: steps.length > 0 ? admissionChain(...steps) : admitAll };
 }
 
 async function close(ctx: ServerContext, listener: Listener): Promise<void> {
@@ -153,8 +198,15 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const authenticator = new Authenticator(saved.signingKey);
   if (stateDir && !saved.signingKey) await saveSigningKey(stateDir, authenticator.signingKey);
   for (const token of options.adminTokens ?? []) authenticator.addToken(token, { user: 'admin', groups: ['system:masters'] });
+  const store = new Store(options.watchHistorySize ?? DEFAULT_WATCH_HISTORY_SIZE);
+  if (saved.snapshot) store.restore(saved.snapshot);
+  else seedCluster(store, ca.ca.certPem);
+  seedBootstrapPolicy(store);
+  const aggregator = new ClusterRoleAggregator(store);
+  aggregator.start();
   const ctx: ServerContext = {
-    store: new Store(options.watchHistorySize ?? DEFAULT_WATCH_HISTORY_SIZE),
+    store,
+    ...enforcement(store, options.enforce),
     authenticator,
     defaultNodeName: options.defaultNodeName,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
@@ -162,13 +214,17 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     openWatches: new Set(),
     caPem: ca.ca.certPem,
     kubeletClient: () => ca.clientCert(KUBELET_CLIENT_IDENTITY),
-    accessRules: new AccessRules(),
+    accessRules: new AccessRules(store),
+    refusals: new RefusalLog(options.logger),
   };
-  if (saved.snapshot) ctx.store.restore(saved.snapshot);
-  else seedCluster(ctx.store, ca.ca.certPem);
   authenticator.bootstrapTokens = (token) => authenticateBootstrapToken(ctx.store, token);
   const csrController = new CsrController(ctx.store, ca.ca, {
     autoApprove: options.autoApproveCsrs ?? true,
+    mayCreate: (requester, subresource) =>
+      ctx.authorizer.authorize({
+        user: requester, verb: 'create', resourceRequest: true, path: '', apiGroup: 'certificates.k8s.io', apiVersion: '*',
+        namespace: '', resource: 'certificatesigningrequests', subresource, name: '', fieldSelector: [],
+      }).decision === 'allow',
     signingDurationMs: options.clusterSigningDurationMs ?? DEFAULT_CLUSTER_SIGNING_DURATION_MS,
     logger: options.logger,
   });
@@ -199,6 +255,8 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       return { caPem: ca.ca.certPem, certPem: pair.certPem, keyPem: pair.keyPem };
     },
     allow: (rule) => ctx.accessRules.allow(rule),
+    refusals: () => ctx.refusals.list(),
+    resetRefusals: () => ctx.refusals.clear(),
     addToken: (token, user, groups = []) => authenticator.addToken(token, { user, groups: [...groups, 'system:authenticated'] }),
     requestCount: () => Object.fromEntries(counts),
     resetRequestCount: () => counts.clear(),
@@ -212,6 +270,8 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     },
     stop: async () => {
       csrController.stop();
+      aggregator.stop();
+      ctx.authorizer.stop();
       await stopListening();
       await saver?.flush();
       await ca.destroy();

@@ -101,6 +101,22 @@ export class Store {
     return { items, resourceVersion: this.rv };
   }
 
+  /** The stored object as it is, not copied; the caller must not change it (see scan). */
+  peek(res: ResourceRef, namespace: string | undefined, name: string): Readonly<KubeObject> | undefined {
+    return this.collection(res.key).objects.get(keyOf(namespace, name));
+  }
+
+  /**
+   * The stored objects of a resource (optionally one namespace) as they are, not
+   * copied and in no order: for the authorizers, which read them on every request.
+   * The caller must not change them.
+   */
+  *scan(res: ResourceRef, namespace?: string): Iterable<Readonly<KubeObject>> {
+    for (const obj of this.collection(res.key).objects.values()) {
+      if (namespace === undefined || obj.metadata.namespace === namespace) yield obj;
+    }
+  }
+
   create(res: ResourceRef, obj: KubeObject): KubeObject {
     const coll = this.collection(res.key);
     const key = keyOf(obj.metadata.namespace, obj.metadata.name);

@@ -4,18 +4,25 @@
 // no PodDisruptionBudgets here).
 import { badRequest, invalid } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
-import { getObject, refOf } from './crud.js';
-import { deleteObject } from './delete.js';
+import { admissionOf, getObject, refOf } from './crud.js';
+import { removeObject } from './delete.js';
 import { bindPod } from './defaults.js';
 import type { KubeObject } from './types.js';
 
 const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+
+/** A request body as admission sees it (a Binding, an Eviction, a TokenRequest). */
+function asObject(body: unknown): KubeObject {
+  const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as KubeObject) : ({} as KubeObject);
+  return { ...object, metadata: object.metadata && typeof object.metadata === 'object' ? object.metadata : { name: '' } };
+}
 const MIN_TOKEN_EXPIRATION_SECONDS = 600;
 
 export function bindPodTo(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
   const target = (body as { target?: { name?: string } } | undefined)?.target?.name;
   if (!target) throw badRequest('a Binding needs target.name');
   const pod = getObject(ctx, request);
+  ctx.admit(admissionOf(request, 'CREATE', asObject(body)));
   if ((pod.spec as { nodeName?: string } | undefined)?.nodeName) {
     throw invalid('Binding', pod.metadata.name, 'spec.nodeName', `pod ${pod.metadata.name} is already assigned to a node`);
   }
@@ -28,7 +35,8 @@ export function bindPodTo(ctx: ServerContext, request: ResourceRequest, body: un
 export function evictPod(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
   const eviction = body as { kind?: string; deleteOptions?: unknown } | undefined;
   if (eviction?.kind !== undefined && eviction.kind !== 'Eviction') throw badRequest(`expected an Eviction, got ${eviction.kind}`);
-  deleteObject(ctx, { ...request, subresource: undefined }, eviction?.deleteOptions);
+  ctx.admit(admissionOf(request, 'CREATE', asObject(body)));
+  removeObject(ctx, { ...request, subresource: undefined }, eviction?.deleteOptions);
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 }
 
@@ -40,6 +48,7 @@ interface TokenRequestSpec {
 
 export function requestToken(ctx: ServerContext, request: ResourceRequest, body: unknown): object {
   const serviceAccount: KubeObject = getObject(ctx, request);
+  ctx.admit(admissionOf(request, 'CREATE', asObject(body)));
   const spec: TokenRequestSpec = (body as { spec?: TokenRequestSpec } | undefined)?.spec ?? {};
   const expirationSeconds = spec.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
   if (expirationSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {

@@ -31,6 +31,12 @@ interface Case {
   labels?: Record<string, string>;
   /** Other warnings the start-up must log, once each. */
   warnings?: RegExp[];
+  /**
+   * The API server this distribution's kubelet needs: OpenShift's nodes label
+   * themselves node-role.kubernetes.io/worker, which upstream's NodeRestriction
+   * refuses (OpenShift's own API server allows it), so that case runs without it.
+   */
+  nodeRestriction?: false;
 }
 
 const CASES: Case[] = [
@@ -52,6 +58,7 @@ const CASES: Case[] = [
     actedOn: ['--minimum-container-ttl-duration', 'maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override', 'serverTLSBootstrap', 'tlsCipherSuites', 'tlsMinVersion', 'authentication'],
     labels: { 'node-role.kubernetes.io/worker': '', 'node.openshift.io/os_id': 'rhcos' },
     warnings: [/^Flag --minimum-container-ttl-duration has been deprecated, Use --eviction-hard or --eviction-soft instead/],
+    nodeRestriction: false,
   },
   {
     fixture: 'k3s',
@@ -63,19 +70,23 @@ const CASES: Case[] = [
 
 let workDir: string;
 let sim: SimRuntime;
+/** The API server and admin kubeconfig of the case under way. */
 let api: TestApiServer;
 let adminKubeconfig: string;
+const servers = new Map<boolean, { api: TestApiServer; adminKubeconfig: string }>();
 
 before(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-real-nodes-'));
   sim = await startSimRuntime({ socketPath: join(workDir, 'sim.sock') });
-  api = await startTestApiServer();
-  adminKubeconfig = await api.writeKubeconfig(join(workDir, 'admin.kubeconfig'), { user: 'admin' });
-  api.addToken(BOOTSTRAP_TOKEN, 'system:bootstrap:abcdef', ['system:bootstrappers']);
+  for (const nodeRestriction of [true, false]) {
+    const server = await startTestApiServer({ enforce: { nodeRestriction } });
+    server.addToken(BOOTSTRAP_TOKEN, 'system:bootstrap:abcdef', ['system:bootstrappers']);
+    servers.set(nodeRestriction, { api: server, adminKubeconfig: await server.writeKubeconfig(join(workDir, `admin-${nodeRestriction}.kubeconfig`), { user: 'admin' }) });
+  }
 });
 
 after(async () => {
-  await api?.stop();
+  for (const server of servers.values()) await server.api.stop();
   await sim?.close();
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -83,6 +94,7 @@ after(async () => {
 describe('real nodes\' kubelet command lines start shardlet', () => {
   for (const testCase of CASES) {
     test(`${testCase.fixture}: starts, registers its Node, and warns once about the settings it does not act on`, async () => {
+      ({ api, adminKubeconfig } = servers.get(testCase.nodeRestriction ?? true)!);
       const node = prepareRealNode(join(FIXTURES, testCase.fixture), join(workDir, testCase.fixture), sim.endpoint);
       const nodeName = (flagValue(node.args, 'hostname-override') ?? hostname()).toLowerCase();
       await provideFiles(node, nodeName);

@@ -41,7 +41,10 @@ describe('test apiserver authentication', () => {
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     assert.equal(claims.sub, 'system:serviceaccount:default:default');
     assert.ok(Date.parse(res.body.status.expirationTimestamp) > Date.now() + 3500_000);
-    assert.equal((await h.request('GET', '/api/v1/namespaces/default/configmaps', { auth: { token } })).status, 200);
+    // The token authenticates as the service account, which RBAC grants nothing by default.
+    const refused = await h.request('GET', '/api/v1/namespaces/default/configmaps', { auth: { token } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.message, /User "system:serviceaccount:default:default" cannot list resource "configmaps"/);
     assert.equal((await h.request('GET', '/api/v1/namespaces', { auth: { token: `${token}x` } })).status, 401);
   });
 });

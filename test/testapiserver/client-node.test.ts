@@ -1,5 +1,6 @@
 // The test API server over real HTTPS through @kubernetes/client-node, the way
-// the kubelet's API source and status manager will use it.
+// the kubelet's API source and status manager will use it: an admin creates the
+// pods, the node lists its own and writes their status.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +11,8 @@ describe('test apiserver with @kubernetes/client-node', () => {
   let h: Harness;
   let kc: KubeConfig;
   let core: CoreV1Api;
+  let adminKc: KubeConfig;
+  let admin: CoreV1Api;
 
   before(async () => {
     h = await startHarness({ defaultNodeName: 'node-a' });
@@ -17,11 +20,14 @@ describe('test apiserver with @kubernetes/client-node', () => {
     kc = new KubeConfig();
     kc.loadFromFile(file);
     core = kc.makeApiClient(CoreV1Api);
+    adminKc = new KubeConfig();
+    adminKc.loadFromFile(h.adminKubeconfig);
+    admin = adminKc.makeApiClient(CoreV1Api);
   });
   after(() => h.close());
 
   it('creates, lists and patches pod status with a strategic merge patch', async () => {
-    const created = await core.createNamespacedPod({ namespace: 'default', body: podManifest('p1') as V1Pod });
+    const created = await admin.createNamespacedPod({ namespace: 'default', body: podManifest('p1') as V1Pod });
     assert.equal(created.spec?.nodeName, 'node-a');
     assert.equal(created.status?.phase, 'Pending');
     assert.equal(created.spec?.containers[0].imagePullPolicy, 'IfNotPresent');
@@ -55,11 +61,11 @@ describe('test apiserver with @kubernetes/client-node', () => {
   });
 
   it('resumes a watch from a resourceVersion', async () => {
-    const list = await core.listNamespacedPod({ namespace: 'default' });
-    await core.createNamespacedPod({ namespace: 'default', body: podManifest('p2') as V1Pod });
-    await core.deleteNamespacedPod({ name: 'p2', namespace: 'default', gracePeriodSeconds: 0 });
+    const list = await admin.listNamespacedPod({ namespace: 'default' });
+    await admin.createNamespacedPod({ namespace: 'default', body: podManifest('p2') as V1Pod });
+    await admin.deleteNamespacedPod({ name: 'p2', namespace: 'default', gracePeriodSeconds: 0 });
     const seen: string[] = [];
-    const watch = new Watch(kc);
+    const watch = new Watch(adminKc);
     const req = await watch.watch('/api/v1/namespaces/default/pods', { resourceVersion: list.metadata?.resourceVersion }, (type, obj: V1Pod) => seen.push(`${type} ${obj.metadata?.name}`), () => {});
     await eventually(() => seen.length >= 2);
     req.abort();

@@ -126,6 +126,30 @@ test('pods/exec with Upgrade: passed through to the kubelet as a raw socket', as
   assert.deepEqual(seen, [{ method: 'POST', path: '/exec/default/web/main?stdin=1&stdout=1&command=echo&command=hi', user: 'kube-apiserver-kubelet-client' }]);
 });
 
+test('a WebSocket exec needs create as well as get on pods/exec, as kube-apiserver asks since 1.31', async () => {
+  harness.server.allow({ users: ['exec-getter'], verbs: ['get'], resources: ['pods'], subresources: ['exec'] });
+  harness.server.allow({ users: ['exec-user'], verbs: ['get', 'create'], resources: ['pods'], subresources: ['exec'] });
+  const firstLine = async (user: string): Promise<string> => {
+    const credentials = await harness.server.clientCredentials({ user, groups: [] });
+    const socket = tls.connect({ host: '127.0.0.1', port: harness.server.port, ca: credentials.caPem, cert: credentials.certPem, key: credentials.keyPem, servername: 'localhost' });
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    socket.write('GET /api/v1/namespaces/default/pods/web/exec?command=true&stdout=true HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const deadline = Date.now() + 10_000;
+    const complete = () => received.startsWith('HTTP/1.1 101') ? received.includes('\r\n\r\n') : received.endsWith('}');
+    while (!complete() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    return received;
+  };
+  const refused = await firstLine('exec-getter');
+  assert.match(refused, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  const status = JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4)) as { message: string; reason: string };
+  assert.deepEqual(status, { ...status, reason: 'Forbidden', message: 'pods "web" is forbidden: User "exec-getter" cannot create resource "pods/exec" in API group "" in the namespace "default"' });
+  assert.ok(harness.server.refusals().some((r) => r.user === 'exec-getter' && r.verb === 'create' && r.resource === 'pods/exec'));
+  assert.match(await firstLine('exec-user'), /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+});
+
 test('pods/eviction deletes the pod gracefully (it is bound to a node)', async () => {
   const evicted = await harness.request('POST', '/api/v1/namespaces/default/pods/web/eviction', {
     body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'web', namespace: 'default' }, deleteOptions: { gracePeriodSeconds: 5 } },

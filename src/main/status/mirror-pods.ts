@@ -90,7 +90,14 @@ export class MirrorPods {
 
   private async replace(staticPod: Pod, stale: Pod | undefined): Promise<void> {
     if (stale) await this.delete(stale);
-    const body = mirrorPodFor(staticPod, this.nodeName, this.nodeUid());
+    // As upstream's mirror client: no mirror pod before the Node's UID is known, for its
+    // owner reference (NodeRestriction refuses a mirror pod not owned by its node).
+    const nodeUid = this.nodeUid();
+    if (!nodeUid) {
+      this.logger.debug({ pod: podFullName(staticPod) }, 'Mirror pod waits for the node to be registered');
+      return;
+    }
+    const body = mirrorPodFor(staticPod, this.nodeName, nodeUid);
     await this.clients.limiter.take();
     const created = { hash: body.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] ?? '', atMs: Date.now() };
     try {

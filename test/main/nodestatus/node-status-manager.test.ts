@@ -40,7 +40,8 @@ function kubeletOptions(nodeName: string, kubeconfig: string): KubeletOptions {
     `--hostname-override=${nodeName}`,
     `--node-ip=${NODE_IP}`,
     `--max-pods=${MAX_PODS}`,
-    '--node-labels=node-role.kubernetes.io/worker=',
+    // A label a node may set on itself: NodeRestriction refuses node-role.kubernetes.io/* from a node.
+    '--node-labels=node.kubernetes.io/pool=workers',
     `--kubeconfig=${kubeconfig}`,
   ]);
   return {
@@ -121,7 +122,7 @@ test('registration creates the node with upstream labels, resources, addresses a
   assert.equal(labels['kubernetes.io/os'], 'linux');
   assert.ok(labels['kubernetes.io/arch']);
   assert.equal(labels['beta.kubernetes.io/os'], 'linux');
-  assert.equal(labels['node-role.kubernetes.io/worker'], '');
+  assert.equal(labels['node.kubernetes.io/pool'], 'workers');
   assert.equal(node.metadata?.annotations?.['volumes.kubernetes.io/controller-managed-attach-detach'], 'true');
   assert.equal(node.status?.capacity?.pods, String(MAX_PODS));
   assert.equal(node.status?.allocatable?.pods, String(MAX_PODS));

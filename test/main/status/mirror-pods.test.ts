@@ -25,7 +25,7 @@ test('a mirror pod the server accepted (or already had) is not created again whi
     },
     limiter: { take: async () => undefined },
   } as unknown as KubeClients;
-  const mirrors = new MirrorPods(clients, 'node', pino({ level: 'silent' }));
+  const mirrors = new MirrorPods(clients, 'node', pino({ level: 'silent' }), () => 'node-uid');
   // Housekeeping every 2 s while the pod watch is down: the mirror never shows in the pod manager.
   for (let i = 0; i < 5; i++) {
     mirrors.reconcile([staticPod], () => undefined, []);
@@ -38,4 +38,21 @@ test('a mirror pod the server accepted (or already had) is not created again whi
   mirrors.reconcile([staticPod], () => undefined, []);
   await settle();
   assert.equal(creates, 2);
+});
+
+test('no mirror pod is created before the Node\'s UID is known; then it is owned by the Node', async () => {
+  const bodies: Pod[] = [];
+  const clients = {
+    core: { createNamespacedPod: async ({ body }: { body: Pod }) => void bodies.push(body) },
+    limiter: { take: async () => undefined },
+  } as unknown as KubeClients;
+  let nodeUid: string | undefined;
+  const mirrors = new MirrorPods(clients, 'node', pino({ level: 'silent' }), () => nodeUid);
+  mirrors.reconcile([staticPod], () => undefined, []);
+  await settle();
+  assert.deepEqual(bodies, [], 'NodeRestriction refuses a mirror pod without its node as owner');
+  nodeUid = 'node-uid';
+  mirrors.reconcile([staticPod], () => undefined, []);
+  await settle();
+  assert.deepEqual(bodies.map((b: Pod) => b.metadata?.ownerReferences), [[{ apiVersion: 'v1', kind: 'Node', name: 'node', uid: 'node-uid', controller: true }]]);
 });
