@@ -35,7 +35,8 @@ const changedUids: string[] = [];
  */
 function podIn(namespace: string, uid: string, spec: Omit<V1PodSpec, 'containers'> & Partial<Pick<V1PodSpec, 'containers'>>): Pod {
   const pod: Pod = { metadata: { name: `pod-${uid}`, namespace, uid }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } };
-  const stored = { apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `pod-${uid}`, namespace }, spec: { ...pod.spec, nodeName: NODE } } as KubeObject;
+  // Stored as the API server's admission leaves it: bound to the node, its service account defaulted (the Node authorizer's graph follows that edge).
+  const stored = { apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `pod-${uid}`, namespace, uid }, spec: { serviceAccountName: 'default', ...pod.spec, nodeName: NODE } } as KubeObject;
   if (api.store.get(PODS, namespace, `pod-${uid}`)) api.store.update(PODS, stored);
   else api.store.create(PODS, stored);
   return pod;
