@@ -4,8 +4,8 @@
 // orphans) against one test API server; each node runs a pod that mounts a Secret
 // of its own, and both use one shared ConfigMap. The server's request log shows
 // that each node asked only for what its own pods reference, by name: node B never
-// names A's Secret and never lists a namespace. Under kube-apiserver's Node
-// authorizer the server would also refuse B such a read.
+// names A's Secret and never lists a namespace. And the server, authorizing as
+// kube-apiserver's Node authorizer does, refuses B when it asks with its own identity.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,4 +105,16 @@ test('node B never reads the Secret of a pod bound to node A, nor lists a namesp
   assert.ok(bRequests.length > 0, 'node B read its own objects');
   assert.deepEqual(readsOfASecret(NODE_B), [], 'node B never named a-only');
   assert.ok(!bRequests.some((r) => r.verb !== 'get' && !r.fieldSelector), 'node B never listed or watched a whole namespace');
+  assert.deepEqual(api.refusals(), [], 'neither node was refused anything');
+
+  // Asked directly with node B's own credentials, the server refuses A's Secret, by name and by a name-selected list.
+  const asNodeB = loadKubeClients(join(workDir, NODE_B, 'node.kubeconfig'), 0, 0);
+  await assert.rejects(asNodeB.core.readNamespacedSecret({ name: 'a-only', namespace: NS }), (err: { code?: number }) => err.code === 403);
+  await assert.rejects(asNodeB.core.listNamespacedSecret({ namespace: NS, fieldSelector: 'metadata.name=a-only' }), (err: { code?: number }) => err.code === 403);
+  await assert.rejects(asNodeB.core.listNamespacedSecret({ namespace: NS }), (err: { code?: number }) => err.code === 403);
+  assert.ok((await asNodeB.core.readNamespacedSecret({ name: 'b-only', namespace: NS })).data?.password, 'its own pod\'s Secret is readable');
+  assert.deepEqual(
+    api.refusals().map((r) => `${r.user} ${r.verb} ${r.resource}`),
+    [`system:node:${NODE_B} get secrets`, `system:node:${NODE_B} list secrets`, `system:node:${NODE_B} list secrets`],
+  );
 });
