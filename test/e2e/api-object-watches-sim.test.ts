@@ -20,6 +20,7 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { removeWorkDir } from '../helpers/remove-work-dir.js';
 import { assertReadsOnlyByName, objectId, openObjectWatchesOf, stoppedWatching, waitUntilUnwatched } from './api-object-requests.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const NODE = 'watch-node';
 const NS = 'default';
@@ -192,3 +193,5 @@ test('a pod that finished releases its watches while it is still in the API, as 
   assertReadsOnlyByName(api, NODE, referenced);
   await deletePod('job');
 });
+
+testNoRefusals(() => [api]);

@@ -16,6 +16,7 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'rotating-node';
@@ -79,3 +80,5 @@ test('a certificate renewed before it expires; after the first one expired, the 
   await waitUntil(async () => JSON.parse(await kubectl('get', 'lease', NODE, '-n', 'kube-node-lease', '-o', 'json')).spec.renewTime !== leaseBefore, 60_000, 'the Lease renewed with the new certificate');
   assert.equal(kubelet.logs.filter((line) => typeof line.msg === 'string' && /certificate has expired|Unauthorized/i.test(line.msg as string)).length, 0, 'no request refused');
 });
+
+testNoRefusals(() => [api]);

@@ -15,6 +15,7 @@ import { FullCriClient } from '../helpers/full-cri.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import type { RuntimeUnderTest } from './scenarios.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'cluster-node';
@@ -264,4 +265,6 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
     await kubectl('apply', '-f', join(workDir, 'secret.yaml'));
     await waitUntil(async () => (await widePods()).get('needs-secret')?.[2] === 'Running', TIMEOUT_MS, 'needs-secret Running once the Secret exists');
   });
+
+  testNoRefusals(() => [api]);
 }

@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'pressure-node';
@@ -116,4 +117,6 @@ export function evictionScenario(startRuntime: () => Promise<EvictionRuntime>): 
     assert.equal(late.status?.reason, 'Evicted');
     assert.equal(late.status?.message, 'The node had condition: [MemoryPressure]. ');
   });
+
+  testNoRefusals(() => [api]);
 }

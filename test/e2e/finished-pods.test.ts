@@ -17,6 +17,7 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from './scenarios.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'test-node';
@@ -132,3 +133,5 @@ test('finished pods do not run again after a restart of shardlet with an emptied
   rmSync(join(kubelet.manifestDir, 'never-done.yaml'));
   await waitUntil(async () => !existsSync(join(kubelet.rootDir, 'pods', uid)), TIMEOUT_MS, 'the pod directory removed with the pod');
 });
+
+testNoRefusals(() => [api]);

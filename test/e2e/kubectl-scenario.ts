@@ -19,6 +19,7 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import { freePort } from '../../src/tools/free-port.js';
 import { ensurePrometheus, promtoolCheckMetrics, startPrometheus, type PrometheusServer } from '../../src/tools/prometheus-env.js';
 import { signalGroup, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'kubectl-node';
@@ -200,4 +201,6 @@ export function kubectlScenario(runtimeName: string, startRuntime: () => Promise
     }, 60_000, 'Prometheus has scraped kubelet_running_pods');
     assert.ok(value >= KUBECTL_POD_NAMES.length, `kubelet_running_pods ${value}`);
   });
+
+  testNoRefusals(() => [api]);
 }

@@ -19,6 +19,7 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type ClientCredentials, type TestApiServer } from '../../src/testapiserver/server.js';
 import { freePort } from '../../src/tools/free-port.js';
 import { kubeletServerPortArgs, signalGroup, spawnShardlet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'api-node';
@@ -259,3 +260,5 @@ describe('start-up failures name the setting', () => {
     assert.match(stderr, /authentication\.webhook\.enabled .*no client provided, cannot use webhook authentication/);
   });
 });
+
+testNoRefusals(() => [api]);

@@ -25,6 +25,7 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { findPod, isRunningAndReady, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { startPrivateLogind, type PrivateLogind } from '../helpers/private-logind.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const NODE = 'test-node';
 const TIMEOUT_MS = 60_000;
@@ -196,3 +197,5 @@ test('a shardlet killed outright (SIGKILL) leaves no lock and no D-Bus tool runn
   await logind.waitFor((event) => event.event === 'released' && event.id === held[0]!.id, 'the lock released');
   await waitUntil(async () => busClients().length === 0, TIMEOUT_MS, 'no process left on the bus');
 });
+
+testNoRefusals(() => [api]);

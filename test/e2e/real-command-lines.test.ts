@@ -15,6 +15,7 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { kubeletServerPortArgs, PACKAGE_ROOT, signalGroup, spawnShardlet, waitUntil, type ShardletChild } from '../helpers/kubelet-process.js';
 import { flagValue, prepareRealNode, type RealNode } from './real-node-fixture.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const FIXTURES = join(PACKAGE_ROOT, 'test/fixtures/real-nodes');
@@ -170,3 +171,5 @@ async function nodeObject(name: string, kubelet: RunningShardlet): Promise<NodeJ
     return false;
   }
 }
+
+testNoRefusals(() => [...servers.values()].map((server) => server.api));

@@ -14,6 +14,7 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const run = promisify(execFile);
 const NODE = 'status-node';
@@ -77,3 +78,5 @@ test('a new waiting message under the same reason reaches the API server', async
   }, TIMEOUT_MS, 'the new message on the API server');
   assert.deepEqual(second, { reason: 'CreateContainerConfigError', message: "couldn't find key password in Secret default/db" });
 });
+
+testNoRefusals(() => [api]);

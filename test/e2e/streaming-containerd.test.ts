@@ -24,6 +24,7 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import { freePort } from '../../src/tools/free-port.js';
 import { startApiFront, type ApiFront } from '../helpers/api-front.js';
 import { signalGroup } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const NODE = 'stream-ctrd';
 const POD = `web-${NODE}`;
@@ -198,3 +199,5 @@ describe('real kubectl through an API-server front and the kubelet to containerd
     }
   });
 });
+
+testNoRefusals(() => [api]);

@@ -24,6 +24,7 @@ import { execFile, spawn } from 'node:child_process';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startApiFront, type ApiFront } from '../helpers/api-front.js';
 import { signalGroup } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const NODE = 'stream-node';
 const POD = `shell-${NODE}`;
@@ -270,3 +271,5 @@ describe('real kubectl through an API-server front to the routes', () => {
     }
   });
 });
+
+testNoRefusals(() => [api]);

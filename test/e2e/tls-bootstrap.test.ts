@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startKubelet, waitUntil } from '../helpers/kubelet-process.js';
+import { testNoRefusals } from '../helpers/no-refusals.js';
 
 const NODE = 'boot-node';
 const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
@@ -61,3 +62,5 @@ test('a bootstrap-token kubeconfig and an empty cert dir: a CSR, the node regist
     await second.stop();
   }
 });
+
+testNoRefusals(() => [api]);
