@@ -44,6 +44,12 @@ const SUBRESOURCE_GROUP_VERSIONS: Record<string, { group: string; version: strin
   eviction: { group: 'policy', version: 'v1' },
 };
 
+/** The group, version and kind a subresource takes and returns (Binding, policy/v1 Eviction, …). */
+export function subresourceKindOf(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
+  const groupVersion = SUBRESOURCE_GROUP_VERSIONS[sub] as { group: string; version: string } | undefined;
+  return { ...(groupVersion ?? { group: def.group, version: def.version }), kind: SUBRESOURCE_KINDS[sub] ?? def.kind };
+}
+
 function resourceEntries(def: ResourceDef): object[] {
   const main = {
     name: def.plural,
