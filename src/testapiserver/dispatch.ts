@@ -1,12 +1,13 @@
 // Routes one authenticated request to discovery or to a resource verb, and
 // answers it. Verbs are named as the apiserver's audit log names them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AGGREGATED_DISCOVERY_CONTENT_TYPE, aggregatedDiscovery } from './aggregated-discovery.js';
 import { ApiError, methodNotAllowed } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
 import { createObject, getObject, listDocument, listObjects, patchObject, updateObject } from './crud.js';
 import { deleteObject } from './delete.js';
 import { SERVER_VERSION, apiGroupDocument, apiGroupList, apiResourceList, apiVersions, subresourceKindOf } from './discovery.js';
-import { readObject, sendJson, sendObject, type BodyTarget } from './http-util.js';
+import { readObject, send, sendJson, sendObject, type BodyTarget } from './http-util.js';
 import { negotiateOutput } from './negotiation.js';
 import { openApiV3Document, openApiV3Root } from './openapi.js';
 import { parseResourcePath, splitApiPath } from './router.js';
@@ -30,8 +31,7 @@ function serveFixedPath(req: IncomingMessage, res: ServerResponse, pathname: str
   else if (path === '/healthz' || path === '/livez' || path === '/readyz') {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end('ok');
-  } else if (path === '/api') sendObject(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
-  else if (path === '/apis') sendObject(res, 200, apiGroupList());
+  } else if (path === '/api' || path === '/apis') serveRootDiscovery(req, res, path);
   else if (path === '/openapi/v3') sendJson(res, 200, openApiV3Root());
   else if (path.startsWith('/openapi/v3/')) {
     const doc = openApiV3Document(path.slice('/openapi/v3/'.length));
@@ -39,6 +39,14 @@ function serveFixedPath(req: IncomingMessage, res: ServerResponse, pathname: str
     sendJson(res, 200, doc);
   } else return false;
   return true;
+}
+
+/** /api and /apis: aggregated discovery when the client asks for it (kubectl does), else the legacy lists. */
+function serveRootDiscovery(req: IncomingMessage, res: ServerResponse, path: '/api' | '/apis'): void {
+  if (negotiateOutput(req.headers.accept, { conversions: ['APIGroupDiscoveryList'] }).as === 'APIGroupDiscoveryList') {
+    return send(res, 200, AGGREGATED_DISCOVERY_CONTENT_TYPE, JSON.stringify(aggregatedDiscovery(path)));
+  }
+  sendObject(res, 200, path === '/api' ? apiVersions(req.headers.host ?? '127.0.0.1') : apiGroupList());
 }
 
 /** /api/v1, /apis/<group>, /apis/<group>/<version>: discovery documents. */
@@ -82,7 +90,7 @@ async function serveResource(ctx: ServerContext, request: ResourceRequest, verb:
   const label = sub ? `${request.def.plural}/${sub}` : request.def.plural;
   if (sub && !request.def.subresources.includes(sub)) throw notFoundPath(req.url ?? '');
   if (verb === 'watch') return serveWatch(ctx, request, req, res);
-  const asTable = negotiateOutput(req.headers.accept, { allowsTable: !sub }).table;
+  const asTable = negotiateOutput(req.headers.accept, { conversions: sub ? [] : ['Table'] }).as === 'Table';
   if (verb === 'list') {
     const { items, resourceVersion } = listObjects(ctx, request);
     if (asTable) return sendJson(res, 200, toTable(request.key, items, resourceVersion, request.query.get('includeObject')));

@@ -60,14 +60,15 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(payload);
 }
 
-function send(res: ServerResponse, code: number, contentType: string, payload: string | Buffer): void {
+/** A payload already in its media type. */
+export function send(res: ServerResponse, code: number, contentType: string, payload: string | Buffer): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) });
   res.end(payload);
 }
 
 /** The format the request's Accept header prefers for a plain object (no Table). */
 export function preferredFormat(res: ServerResponse): OutputFormat {
-  return negotiateOutput(res.req?.headers.accept, { allowsTable: false }).format;
+  return negotiateOutput(res.req?.headers.accept, { conversions: [] }).format;
 }
 
 /** An API object in the negotiated format; a kind without a protobuf form goes as JSON. */

@@ -4,6 +4,8 @@
 // types in order (JSON, YAML, protobuf), and the first whose parameters the
 // endpoint allows wins; with none, JSON. `as=Table;g=meta.k8s.io;v=v1` asks for
 // kubectl's table, which only JSON and YAML carry (AllowsMediaTypeTransform);
+// `as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2` asks /api and /apis for
+// aggregated discovery (DiscoveryEndpointRestrictions), served here as JSON;
 // `stream=watch` is allowed on watches, where YAML has no stream form.
 
 export type OutputFormat = 'json' | 'yaml' | 'protobuf';
@@ -18,18 +20,27 @@ const SERVED: Array<{ type: string; subType: string; format: OutputFormat }> = [
   { type: 'application', subType: 'vnd.kubernetes.protobuf', format: 'protobuf' },
 ];
 
+/** What a client may ask the server to turn its answer into (the `as` parameter). */
+export type Conversion = 'Table' | 'APIGroupDiscoveryList';
+
 export interface OutputChoice {
   format: OutputFormat;
-  /** Set when the client asked for meta.k8s.io/v1 Table instead of the objects. */
-  table: boolean;
+  /** Set when the client asked for a Table or aggregated discovery instead of the plain answer. */
+  as?: Conversion;
 }
 
 export interface Endpoint {
-  /** Resource lists and gets may answer as a Table; discovery may not. */
-  allowsTable: boolean;
+  /** Resource lists and gets may answer as a Table; /api and /apis as aggregated discovery. */
+  conversions: Conversion[];
   /** A watch: only formats with a stream form (JSON, protobuf). */
   watch?: boolean;
 }
+
+/** The group and version each conversion is asked for by, and the formats this server writes it in. */
+const CONVERSIONS: Record<Conversion, { group: string; version: string; formats: OutputFormat[] }> = {
+  Table: { group: 'meta.k8s.io', version: 'v1', formats: ['json', 'yaml'] },
+  APIGroupDiscoveryList: { group: 'apidiscovery.k8s.io', version: 'v2', formats: ['json'] },
+};
 
 interface AcceptClause {
   type: string;
@@ -79,14 +90,16 @@ function optionsOf(clause: AcceptClause, format: OutputFormat, endpoint: Endpoin
   const as = clause.params.get('as');
   const group = clause.params.get('g');
   const version = clause.params.get('v');
-  if (as === undefined && group === undefined && version === undefined) return { format, table: false };
-  const table = as === 'Table' && group === 'meta.k8s.io' && version === 'v1' && format !== 'protobuf';
-  return table && endpoint.allowsTable ? { format, table: true } : undefined;
+  if (as === undefined && group === undefined && version === undefined) return { format };
+  const conversion = endpoint.conversions.find((c) => c === as);
+  if (!conversion) return undefined;
+  const { group: wantedGroup, version: wantedVersion, formats } = CONVERSIONS[conversion];
+  return group === wantedGroup && version === wantedVersion && formats.includes(format) ? { format, as: conversion } : undefined;
 }
 
 /** What to answer in, for this Accept header at this endpoint. */
 export function negotiateOutput(accept: string | undefined, endpoint: Endpoint): OutputChoice {
-  if (!accept) return { format: 'json', table: false };
+  if (!accept) return { format: 'json' };
   for (const clause of parseAccept(accept)) {
     for (const served of SERVED) {
       const matches = (clause.type === served.type && (clause.subType === served.subType || clause.subType === '*')) || (clause.type === '*' && clause.subType === '*');
@@ -95,5 +108,5 @@ export function negotiateOutput(accept: string | undefined, endpoint: Endpoint):
       if (choice) return choice;
     }
   }
-  return { format: 'json', table: false };
+  return { format: 'json' };
 }

@@ -54,8 +54,8 @@ function writeProtobufEvent(res: ServerResponse, type: WatchEventType, object: o
 export function serveWatch(ctx: ServerContext, request: ResourceRequest, req: IncomingMessage, res: ServerResponse): void {
   const filter = filterOf(request);
   const startRv = parseStartRv(request.query.get('resourceVersion'));
-  const output = negotiateOutput(req.headers.accept, { allowsTable: true, watch: true });
-  const asTable = output.table;
+  const output = negotiateOutput(req.headers.accept, { conversions: ['Table'], watch: true });
+  const asTable = output.as === 'Table';
   const asProtobuf = output.format === 'protobuf';
   const includeObject = request.query.get('includeObject');
   const timeoutSeconds = Number(request.query.get('timeoutSeconds') ?? DEFAULT_WATCH_TIMEOUT_SECONDS);

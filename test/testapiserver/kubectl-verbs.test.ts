@@ -46,6 +46,14 @@ describe('kubectl verbs over protobuf and JSON', () => {
   });
   after(() => h.close());
 
+  it('discovery: kubectl reads one aggregated document for all groups, as from kube-apiserver', async () => {
+    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', h.adminKubeconfig, '--cache-dir', path.join(h.dir, 'discovery-cache'), 'api-resources', '-v=6'], { timeout: 30_000 });
+    assert.match(stdout, /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease$/m);
+    assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod$/m);
+    const fetched = [...stderr.matchAll(/GET https:\/\/[^/]+(\/[^?\s]*)/g)].map((m) => m[1]);
+    assert.deepEqual(fetched, ['/api', '/apis']);
+  });
+
   it('create secret generic: literal and binary data stored as base64', async () => {
     assert.match(await kubectl(['create', 'secret', 'generic', 's1', '--from-literal=password=s3cr3t', `--from-file=blob=${binaryFile}`]), /^secret\/s1 created$/m);
     const secret = await get('/api/v1/namespaces/default/secrets/s1');
