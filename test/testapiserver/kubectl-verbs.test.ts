@@ -8,12 +8,12 @@
 // selfsubjectaccessreviews.authorization.k8s.io); each is skipped, naming the
 // missing resource, until discovery lists it.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { startHarness, type Harness } from './harness.js';
+import { eventually, startHarness, type Harness } from './harness.js';
 
 const run = promisify(execFile);
 /** Not UTF-8, and the protobuf magic inside, so only a bytes field carries it whole. */
@@ -111,6 +111,29 @@ describe('kubectl verbs over protobuf and JSON', () => {
     const configMap = await get('/api/v1/namespaces/default/configmaps/c1');
     assert.deepEqual(configMap.data, { mode: 'edited' });
     assert.deepEqual(configMap.binaryData, { blob: BINARY.toString('base64') });
+  });
+
+  it('events --watch: client-go lists and watches in protobuf, and reads the frames', async () => {
+    const event = (name: string, reason: string): object => ({
+      metadata: { name }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason, message: `container ${reason.toLowerCase()}`,
+      type: 'Normal', count: 1, source: { component: 'kubelet' }, firstTimestamp: '2024-05-01T10:00:00Z', lastTimestamp: '2024-05-01T10:00:00Z',
+    });
+    assert.equal((await h.request('POST', '/api/v1/namespaces/default/events', { body: event('e1', 'Pulled') })).status, 201);
+    // -v=8 logs the response headers, so the test sees that the stream was protobuf, not JSON.
+    const child = spawn('kubectl', ['--kubeconfig', h.adminKubeconfig, 'events', '--watch', '-v=8'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let log = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      await eventually(() => /Pulled\s+Pod\/web\s+container pulled/.test(output));
+      assert.equal((await h.request('POST', '/api/v1/namespaces/default/events', { body: event('e2', 'Started') })).status, 201);
+      await eventually(() => /Started\s+Pod\/web\s+container started/.test(output));
+      assert.match(log, /GET https:\/\/\S+\/api\/v1\/namespaces\/default\/events\?\S*watch=true/);
+      assert.match(log, /Content-Type: application\/vnd\.kubernetes\.protobuf;stream=watch$/m);
+    } finally {
+      child.kill();
+    }
   });
 
   it('delete', async () => {
