@@ -151,7 +151,7 @@ describe('kubectl verbs over protobuf and JSON', () => {
     assert.deepEqual(deployment.spec.template.spec.containers[0].command, ['sleep', '3600']);
     assert.equal(deployment.spec.template.spec.containers[0].image, 'busybox:1.36');
     assert.deepEqual(deployment.spec.template.spec.containers[0].ports, [{ containerPort: 8080 }]);
-    assert.match(await kubectl(['get', 'deployment', 'web', '-o', 'yaml']), /^ {6}- image: busybox:1\.36$/m);
+    assert.match(await kubectl(['get', 'deployment', 'web', '-o', 'yaml']), /^ {8}image: busybox:1\.36$/m);
   });
 
   it('create rolebinding: users, groups and service accounts as subjects', async (t) => {
