@@ -80,8 +80,11 @@ export function bindPod(pod: KubeObject, nodeName: string): void {
 
 export function defaultNamespace(ns: KubeObject): void {
   ns.metadata.labels = { ...ns.metadata.labels, 'kubernetes.io/metadata.name': ns.metadata.name };
-  ns.spec ??= { finalizers: ['kubernetes'] };
-  ns.status ??= { phase: 'Active' };
+  // Field by field: a protobuf body carries spec and status even when empty.
+  const spec = ((ns.spec as Obj | undefined) ??= {}) as Obj;
+  spec.finalizers ??= ['kubernetes'];
+  const status = ((ns.status as Obj | undefined) ??= {}) as Obj;
+  status.phase ??= 'Active';
 }
 
 /** Secrets accept write-only `stringData`, merged into base64 `data` on write. */

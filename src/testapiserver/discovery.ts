@@ -44,6 +44,20 @@ const SUBRESOURCE_GROUP_VERSIONS: Record<string, { group: string; version: strin
   eviction: { group: 'policy', version: 'v1' },
 };
 
+/** The group, version and kind a subresource takes and returns (Binding, policy/v1 Eviction, …). */
+export function subresourceKindOf(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
+  return { group: def.group, version: def.version, ...subresourceGroupVersionOf(sub), kind: SUBRESOURCE_KINDS[sub] ?? def.kind };
+}
+
+export function subresourceVerbsOf(sub: string): string[] {
+  return SUBRESOURCE_VERBS[sub] ?? ['get'];
+}
+
+/** The group and version of a subresource's kind when it differs from its resource's ({} otherwise). */
+export function subresourceGroupVersionOf(sub: string): { group?: string; version?: string } {
+  return SUBRESOURCE_GROUP_VERSIONS[sub] ?? {};
+}
+
 function resourceEntries(def: ResourceDef): object[] {
   const main = {
     name: def.plural,
@@ -58,9 +72,9 @@ function resourceEntries(def: ResourceDef): object[] {
     name: `${def.plural}/${sub}`,
     singularName: '',
     namespaced: def.namespaced,
-    ...(SUBRESOURCE_GROUP_VERSIONS[sub] ?? {}),
+    ...subresourceGroupVersionOf(sub),
     kind: SUBRESOURCE_KINDS[sub] ?? def.kind,
-    verbs: SUBRESOURCE_VERBS[sub] ?? ['get'],
+    verbs: subresourceVerbsOf(sub),
   }));
   return [main, ...subs];
 }

@@ -1,9 +1,15 @@
-// Reading request bodies and writing JSON answers and Status errors.
+// Reading request bodies and writing answers and Status errors in the media
+// type the client negotiated: JSON, YAML, or Kubernetes protobuf for the kinds
+// that have a protobuf form (everything but Table and the version document).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, badRequest } from './api-error.js';
-import { decodeProtobufBody } from './authz/rbac-protobuf.js';
+import YAML from 'yaml';
+import { ApiError, badRequest, unsupportedMediaType } from './api-error.js';
+import { JSON_MEDIA_TYPE, negotiateOutput, PROTOBUF_MEDIA_TYPE, YAML_MEDIA_TYPE, type OutputFormat } from './negotiation.js';
+import { encodeEnveloped, hasProtobufForm } from './protobuf/object-codec.js';
+import { decodeProtobufRequest, type BodyTarget } from './protobuf/request-body.js';
+import { UnencodableError } from './protobuf/wire.js';
 
-const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
+export type { BodyTarget };
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024; // upstream's request size limit
 
@@ -18,31 +24,68 @@ async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function readBody(req: IncomingMessage): Promise<string> {
-  return (await readBodyBytes(req)).toString('utf8');
-}
-
-/** The JSON body, or undefined when the body is empty. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
-  const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0].trim();
-  if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufBody(await readBodyBytes(req));
-  const text = await readBody(req);
-  if (!contentType.endsWith('json') && text.length > 0) {
-    // Only JSON is spoken; a 415 makes client-go fall back to JSON.
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`);
+/**
+ * The body in its JSON form, or undefined when it is empty: JSON or YAML as
+ * written; protobuf decoded, and it must be `target`'s kind. Without a target
+ * (a patch) protobuf is refused, as the patch handler refuses it.
+ */
+export async function readObject(req: IncomingMessage, target?: BodyTarget): Promise<unknown> {
+  const contentType = (req.headers['content-type'] ?? JSON_MEDIA_TYPE).split(';')[0].trim().toLowerCase();
+  const bytes = await readBodyBytes(req);
+  if (bytes.length === 0) return undefined;
+  if (contentType === PROTOBUF_MEDIA_TYPE) {
+    if (!target) throw unsupportedMediaType(contentType);
+    return decodeProtobufRequest(bytes, target);
+  }
+  const text = bytes.toString('utf8');
+  if (contentType === YAML_MEDIA_TYPE) return parseText(() => YAML.parse(text) as unknown, 'YAML');
+  if (!contentType.endsWith('json')) {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${JSON_MEDIA_TYPE}, ${YAML_MEDIA_TYPE}, ${PROTOBUF_MEDIA_TYPE} (got ${contentType})`);
   }
   if (text.trim() === '') return undefined;
+  return parseText(() => JSON.parse(text) as unknown, 'JSON');
+}
+
+function parseText(parse: () => unknown, format: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parse();
   } catch (err) {
-    throw badRequest(`couldn't decode request body as JSON: ${(err as Error).message}`);
+    throw badRequest(`couldn't decode request body as ${format}: ${(err as Error).message}`);
   }
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown): void {
   const payload = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+  res.writeHead(code, { 'Content-Type': JSON_MEDIA_TYPE, 'Content-Length': Buffer.byteLength(payload) });
   res.end(payload);
+}
+
+/** A payload already in its media type. */
+export function send(res: ServerResponse, code: number, contentType: string, payload: string | Buffer): void {
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+/** The format the request's Accept header prefers for a plain object (no Table). */
+export function preferredFormat(res: ServerResponse): OutputFormat {
+  return negotiateOutput(res.req?.headers.accept, { conversions: [] }).format;
+}
+
+/** An API object in the negotiated format; a kind without a protobuf form goes as JSON. */
+export function sendObject(res: ServerResponse, code: number, body: object): void {
+  const format = preferredFormat(res);
+  if (format === 'yaml') return send(res, code, YAML_MEDIA_TYPE, YAML.stringify(body));
+  if (format !== 'protobuf' || !hasProtobufForm(body)) return sendJson(res, code, body);
+  let encoded: Buffer;
+  try {
+    encoded = encodeEnveloped(body);
+  } catch (err) {
+    if (!(err instanceof UnencodableError)) throw err;
+    // The store holds what a JSON client wrote unchecked; kube-apiserver would have refused it.
+    const failure = new ApiError(500, 'InternalError', `Internal error occurred: the stored object cannot be written as protobuf: ${err.message}`);
+    return send(res, 500, PROTOBUF_MEDIA_TYPE, encodeEnveloped(failure.toStatus()));
+  }
+  send(res, code, PROTOBUF_MEDIA_TYPE, encoded);
 }
 
 export function sendError(res: ServerResponse, err: unknown): void {
@@ -51,5 +94,5 @@ export function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  sendJson(res, apiError.code, apiError.toStatus());
+  sendObject(res, apiError.code, apiError.toStatus());
 }

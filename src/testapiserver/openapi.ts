@@ -25,7 +25,8 @@ function patchOperation(def: ResourceDef): object {
       { name: 'fieldManager', in: 'query', schema: { type: 'string', uniqueItems: true } },
       { name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } },
     ],
-    responses: { '200': { description: 'OK' } },
+    // The media types kube-apiserver writes a built-in kind in (schemas are not served here).
+    responses: { '200': { description: 'OK', content: { 'application/json': {}, 'application/vnd.kubernetes.protobuf': {}, 'application/yaml': {} } } },
   };
 }
 

@@ -144,11 +144,6 @@ function columnsFor(resourceKey: string): Column[] {
   return DEFAULT_COLUMNS;
 }
 
-/** Does an Accept header ask for a meta.k8s.io/v1 Table? */
-export function wantsTable(accept: string | undefined): boolean {
-  return !!accept && accept.split(',').some((part) => /;\s*as=Table/.test(part) && /;\s*v=v1(;|$|\s)/.test(part) && /g=meta\.k8s\.io/.test(part));
-}
-
 export function toTable(resourceKey: string, objects: KubeObject[], resourceVersion: string, includeObject: string | null): object {
   const columns = columnsFor(resourceKey);
   return {

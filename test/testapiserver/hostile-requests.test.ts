@@ -9,7 +9,7 @@ import { requestAttributesOf } from '../../src/testapiserver/authz/attributes.js
 import { nodeAndRbacAuthorizer } from '../../src/testapiserver/authz/authorizer.js';
 import { seedBootstrapPolicy } from '../../src/testapiserver/authz/bootstrap-policy.js';
 import { NodeRestriction } from '../../src/testapiserver/authz/node-restriction.js';
-import { decodeProtobufBody } from '../../src/testapiserver/authz/rbac-protobuf.js';
+import { decodeProtobufRequest } from '../../src/testapiserver/protobuf/request-body.js';
 import { RbacRegistry } from '../../src/testapiserver/authz/rbac-registry.js';
 import { validatePods } from '../../src/testapiserver/pod-validation.js';
 import { Store } from '../../src/testapiserver/store.js';
@@ -48,7 +48,7 @@ describe('hostile requests', () => {
 
   it('any bytes in the protobuf envelope decode or answer 400', () => {
     const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => onlyApiErrors(() => decodeProtobufBody(Buffer.concat([magic, bytes])))));
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => onlyApiErrors(() => decodeProtobufRequest(Buffer.concat([magic, bytes]), { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding' }))));
   });
 
   it('any object through NodeRestriction, RBAC admission and pod validation: admitted or a Status error', () => {

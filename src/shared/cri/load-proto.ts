@@ -2,14 +2,15 @@
 // thread (each worker thread has its own module graph, hence its own copy).
 // The decode options here must match the flags the types in src/generated/cri were
 // generated with, or the types would lie about the shapes grpc-js hands back.
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType } from '../../generated/cri/api.js';
 import type { RuntimeServiceDefinition } from '../../generated/cri/runtime/v1/RuntimeService.js';
 import type { ImageServiceDefinition } from '../../generated/cri/runtime/v1/ImageService.js';
+import { projectProtoPath } from '../project-path.js';
+
+export { projectProtoPath };
 
 const CRI_PROTO_RELATIVE_PATH = join('proto', 'cri', 'api.proto');
 
@@ -21,22 +22,6 @@ export const CRI_LOADER_OPTIONS: protoLoader.Options = {
   defaults: true,
   oneofs: true,
 };
-
-/**
- * The protos live at <package root>/proto while this module runs from
- * src/shared/cri (ts-node, tests) or dist/src/shared/cri (compiled), so walk up
- * from here until the file turns up instead of counting `..`.
- */
-export function projectProtoPath(relativePath: string): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, relativePath);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find ${relativePath} above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-}
 
 export function criProtoPath(): string {
   return projectProtoPath(CRI_PROTO_RELATIVE_PATH);
