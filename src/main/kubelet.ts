@@ -53,6 +53,8 @@ export const HOUSEKEEPING_PERIOD_MS = 2_000;
 export const RELIST_PERIOD_MS = 1_000;
 /** How often a long run logs where its pods stand. */
 export const SUMMARY_PERIOD_MS = 60_000;
+/** The pods directory's mode (upstream's setupDataDirs). */
+const PODS_DIR_MODE = 0o750;
 
 export class Kubelet {
   readonly podManager = new PodManager();
@@ -128,7 +130,10 @@ export class Kubelet {
     logger.info({ nodeName: options.nodeName, workers: options.workers, runtime: options.runtimeEndpoint }, 'Starting shardlet');
     // Every listener is bound first: a taken port ends the start before anything touches a pod.
     await this.startServer();
-    await mkdir(`${options.rootDir}/pods`, { recursive: true });
+    // 0750, as upstream's setupDataDirs makes the pods directory (and the root, unless the
+    // serving certificate's 0700 pki directory made it first): pod directories hold
+    // secrets' and tokens' mount points, not for other users to list.
+    await mkdir(`${options.rootDir}/pods`, { recursive: true, mode: PODS_DIR_MODE });
     await this.terminalRecords.load();
     const probe = new CriClient(options.runtimeEndpoint, { timeoutMs: options.runtimeRequestTimeoutMs, callCounts: this.criCalls });
     const version = await waitForRuntime(probe, { logger, signal: this.abort.signal });

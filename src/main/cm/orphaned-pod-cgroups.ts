@@ -15,7 +15,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { cgroupMounts, removeCgroupTree } from '../../shared/cm/cgroup-fs.js';
-import { cgroupPath, qosCgroupName, type CgroupName } from '../../shared/cm/cgroup-name.js';
+import { cgroupPath, podCgroupName, qosCgroupName, type CgroupName } from '../../shared/cm/cgroup-name.js';
 import type { QOSClass } from '../../shared/qos.js';
 import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 
@@ -91,7 +91,7 @@ export class OrphanedPodCgroups {
         for (const entry of entries) {
           if (!entry.isDirectory()) continue;
           const uid = podUidOf(entry.name, settings.driver);
-          if (uid && !found.has(uid)) found.set(uid, [...tier, `pod${uid}`]);
+          if (uid && !found.has(uid)) found.set(uid, podCgroupName(settings.root, qos, uid));
         }
       }
     }

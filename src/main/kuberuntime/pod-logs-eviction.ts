@@ -3,8 +3,8 @@
 // (<podLogsDir>/<namespace>_<name>_<uid>) with it, but a pod removed while the kubelet
 // was down, or left behind when it stopped, keeps its directory for good otherwise.
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { joinPathSegment } from '../../shared/safe-path.js';
 import type { PodGcState } from '../../shared/kuberuntime/container-gc-policy.js';
 
 /** The pod UID of a pod log directory: the part after the last '_', as upstream's parsePodUIDFromLogsDirectory. */
@@ -20,11 +20,12 @@ export async function evictPodLogsDirectories(podLogsDir: string, podState: (uid
   for (const entry of entries) {
     const uid = entry.isDirectory() ? podUidOfLogsDirectory(entry.name) : undefined;
     if (!uid || podState(uid) !== 'gone') continue;
+    const path = joinPathSegment(podLogsDir, 'pod log directory name', entry.name);
     try {
-      await rm(join(podLogsDir, entry.name), { recursive: true, force: true });
+      await rm(path, { recursive: true, force: true });
       removed.push(uid);
     } catch (err) {
-      logger.warn({ path: join(podLogsDir, entry.name), err: (err as Error).message }, 'Failed to remove the log directory of a gone pod');
+      logger.warn({ path, err: (err as Error).message }, 'Failed to remove the log directory of a gone pod');
     }
   }
   if (removed.length > 0) logger.info({ removed: removed.length }, 'Removed log directories of pods that are gone');

@@ -6,15 +6,19 @@
 // small file in the pod's directory, <rootDir>/pods/<uid>/terminal-status.json
 // (upstream keeps pod directories there too): it is written once the pod has
 // terminated and is still in its source, and it goes with the pod directory when
-// the pod is removed.
+// the pod is removed. The UID is the pod's, so the directory is joined through
+// src/shared/safe-path.ts: a UID that is not one plain segment gets no record.
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '../../shared/errors.js';
+import { joinPathSegment } from '../../shared/safe-path.js';
 import type { PodStatus } from '../../shared/types.js';
 
 export const TERMINAL_STATUS_FILE = 'terminal-status.json';
 const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
+/** Upstream makes pod directories 0750 (makePodDataDirs). */
+const POD_DIR_MODE = 0o750;
 
 interface TerminalStatusRecord {
   uid: string;
@@ -37,10 +41,9 @@ export class TerminalStatusRecords {
 
   /** Reads every pod directory's record, before any source delivers its pods. */
   async load(): Promise<void> {
-    const podsDir = join(this.rootDir, 'pods');
     let uids: string[];
     try {
-      uids = await readdir(podsDir);
+      uids = await readdir(this.podsDir());
     } catch {
       return;
     }
@@ -74,8 +77,7 @@ export class TerminalStatusRecords {
     if (!isTerminalPhase(status.phase) || uid === '') return;
     this.statusByUid.set(uid, status);
     this.enqueue(uid, async () => {
-      const dir = join(this.rootDir, 'pods', uid);
-      await mkdir(dir, { recursive: true, mode: 0o750 });
+      await mkdir(this.dirOf(uid), { recursive: true, mode: POD_DIR_MODE });
       const temp = `${this.fileOf(uid)}.tmp`;
       await writeFile(temp, JSON.stringify({ uid, status } satisfies TerminalStatusRecord));
       await rename(temp, this.fileOf(uid));
@@ -87,7 +89,7 @@ export class TerminalStatusRecords {
     if (!this.statusByUid.delete(uid) && !this.fileWorkByUid.has(uid)) return;
     this.enqueue(uid, async () => {
       await rm(this.fileOf(uid), { force: true });
-      await rmdir(join(this.rootDir, 'pods', uid)).catch(() => undefined);
+      await rmdir(this.dirOf(uid)).catch(() => undefined);
     });
   }
 
@@ -118,7 +120,15 @@ export class TerminalStatusRecords {
     this.fileWorkByUid.set(uid, next);
   }
 
+  private podsDir(): string {
+    return join(this.rootDir, 'pods');
+  }
+
+  private dirOf(uid: string): string {
+    return joinPathSegment(this.podsDir(), 'metadata.uid', uid);
+  }
+
   private fileOf(uid: string): string {
-    return join(this.rootDir, 'pods', uid, TERMINAL_STATUS_FILE);
+    return join(this.dirOf(uid), TERMINAL_STATUS_FILE);
   }
 }

@@ -4,7 +4,10 @@
 // driver makes nested slices whose names repeat their parents'
 // (kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid>.slice), with
 // '-' inside a component escaped to '_' because systemd reads '-' as nesting.
+// The pod UID is the pod's: it must be one plain path segment (src/shared/safe-path.ts),
+// or the pod cgroup's path would climb out of the QoS tier.
 import type { QOSClass } from '../qos.js';
+import { checkPathSegment } from '../safe-path.js';
 
 export type CgroupDriver = 'cgroupfs' | 'systemd';
 export type CgroupName = readonly string[];
@@ -27,8 +30,9 @@ export function qosCgroupName(root: CgroupName, qos: QOSClass): CgroupName {
   return kubepods;
 }
 
+/** The pod's cgroup; throws SHARDLET_PATH_UNSAFE for a UID that is not one plain segment. */
 export function podCgroupName(root: CgroupName, qos: QOSClass, podUid: string): CgroupName {
-  return [...qosCgroupName(root, qos), `${POD_CGROUP_PREFIX}${podUid}`];
+  return [...qosCgroupName(root, qos), `${POD_CGROUP_PREFIX}${checkPathSegment('metadata.uid', podUid)}`];
 }
 
 /** The path of the cgroup below a hierarchy's mount point, as the driver lays it out. */

@@ -1,6 +1,7 @@
 // Structural validation of a decoded Pod, the part of upstream's
 // validation.ValidatePodCreate that tells an operator why a manifest is refused.
 // Errors read like upstream's field errors: `spec.containers[0].image: Required value`.
+import { descendingPathError } from '../safe-path.js';
 import { quote } from './bounded-decode.js';
 import { dns1123LabelError, dns1123SubdomainError } from './names.js';
 
@@ -9,6 +10,14 @@ const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'Non
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const MAX_PORT = 65_535;
+/**
+ * A manifest's own metadata.uid: letters, digits and '-' (a UUID, the generated hex
+ * hash). Upstream takes any string; here it names the pod's directory, log directory
+ * and cgroup, and the orphan cgroup clean-up reads it back from the cgroup's name.
+ */
+const STATIC_POD_UID = /^[A-Za-z0-9-]+$/;
+const STATIC_POD_UID_MAX_CHARS = 128;
+const SECCOMP_PROFILE_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'];
 /** Volume sources whose fields the API defaults fill in (pod-defaults.ts), so they must be objects. */
 const VOLUME_SOURCES_DEFAULTED = ['hostPath', 'secret', 'configMap', 'projected', 'downwardAPI'];
 
@@ -41,8 +50,16 @@ function validateMetadata(metadata: unknown, errors: string[]): void {
     if (typeof metadata.namespace !== 'string') errors.push('metadata.namespace: must be a string');
     else if (metadata.namespace !== '') pushIf(errors, 'metadata.namespace', metadata.namespace, dns1123LabelError(metadata.namespace));
   }
-  if (metadata.uid !== undefined && typeof metadata.uid !== 'string') errors.push('metadata.uid: must be a string');
+  if (metadata.uid !== undefined) validateUid(metadata.uid, errors);
   for (const field of ['labels', 'annotations']) validateStringMap(metadata[field], `metadata.${field}`, errors);
+}
+
+function validateUid(uid: unknown, errors: string[]): void {
+  if (typeof uid !== 'string') return void errors.push('metadata.uid: must be a string');
+  // An empty UID is generated from the manifest, as upstream's applyDefaults.
+  if (uid === '') return;
+  if (uid.length > STATIC_POD_UID_MAX_CHARS) errors.push(`metadata.uid: Invalid value: ${quote(uid)}: must be no more than ${STATIC_POD_UID_MAX_CHARS} characters`);
+  else if (!STATIC_POD_UID.test(uid)) errors.push(`metadata.uid: Invalid value: ${quote(uid)}: must consist of letters, digits and '-'`);
 }
 
 function validateSpec(spec: Json, errors: string[]): void {
@@ -66,7 +83,7 @@ function validateSpec(spec: Json, errors: string[]): void {
   }
   if (spec.hostNetwork !== undefined && typeof spec.hostNetwork !== 'boolean') errors.push('spec.hostNetwork: must be true or false');
   if (spec.nodeSelector !== undefined) validateStringMap(spec.nodeSelector, 'spec.nodeSelector', errors);
-  checkObject(spec.securityContext, 'spec.securityContext', errors);
+  if (checkObject(spec.securityContext, 'spec.securityContext', errors)) validateSeccompProfile((spec.securityContext as Json).seccompProfile, 'spec.securityContext.seccompProfile', errors);
   checkListOfObjects(spec.tolerations, 'spec.tolerations', errors);
 }
 
@@ -114,6 +131,24 @@ function validateContainer(container: unknown, path: string, seenNames: Set<stri
     if (checkObject(container[probe], `${path}.${probe}`, errors)) checkObject((container[probe] as Json).httpGet, `${path}.${probe}.httpGet`, errors);
   }
   validateMounts(container.volumeMounts, `${path}.volumeMounts`, volumeNames, errors);
+  if (checkObject(container.securityContext, `${path}.securityContext`, errors)) {
+    validateSeccompProfile((container.securityContext as Json).seccompProfile, `${path}.securityContext.seccompProfile`, errors);
+  }
+}
+
+/** As upstream's validateSeccompProfileField: a known type; localhostProfile, a descending path, for Localhost only. */
+function validateSeccompProfile(profile: unknown, path: string, errors: string[]): void {
+  if (!checkObject(profile, path, errors)) return;
+  const { type, localhostProfile } = profile as Json;
+  if (type === undefined || type === '') errors.push(`${path}.type: Required value: type is required when seccompProfile is set`);
+  else checkEnum(type, `${path}.type`, SECCOMP_PROFILE_TYPES, errors);
+  if (type !== 'Localhost') {
+    if (localhostProfile !== undefined && localhostProfile !== null) errors.push(`${path}.localhostProfile: Invalid value: ${quote(localhostProfile)}: can only be set when seccomp type is Localhost`);
+    return;
+  }
+  if (localhostProfile === undefined || localhostProfile === null) return void errors.push(`${path}.localhostProfile: Required value: must be set when seccomp type is Localhost`);
+  const reason = descendingPathError(localhostProfile);
+  if (reason) errors.push(`${path}.localhostProfile: Invalid value: ${quote(localhostProfile)}: ${reason}`);
 }
 
 function validatePorts(ports: unknown, path: string, errors: string[]): void {

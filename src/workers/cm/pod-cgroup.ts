@@ -5,6 +5,7 @@ import { podCgroupLimits } from '../../shared/cm/pod-cgroup-config.js';
 import { cgroupPath, podCgroupName, runtimeCgroupParent } from '../../shared/cm/cgroup-name.js';
 import { ensureCgroup, removeCgroup } from '../../shared/cm/cgroup-fs.js';
 import { podQOSClass } from '../../shared/qos.js';
+import { unlessPathUnsafe } from '../../shared/safe-path.js';
 import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 import type { Pod } from '../../shared/types.js';
 
@@ -26,7 +27,9 @@ export async function ensurePodCgroup(pod: Pod, cgroups: PodCgroupSettings | und
  */
 export async function removePodCgroup(pod: Pod, cgroups: PodCgroupSettings | undefined): Promise<boolean> {
   if (!cgroups) return true;
-  const name = podCgroupName(cgroups.root, podQOSClass(pod), pod.metadata?.uid ?? '');
+  const name = unlessPathUnsafe(() => podCgroupName(cgroups.root, podQOSClass(pod), pod.metadata?.uid ?? ''));
+  // A UID that makes no safe cgroup name never had a cgroup made: ensurePodCgroup refused it the same way.
+  if (!name) return true;
   try {
     await removeCgroup(cgroups.layout, cgroupPath(name, cgroups.driver));
     return true;

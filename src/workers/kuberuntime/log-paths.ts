@@ -1,24 +1,32 @@
 // Where container logs live, as upstream's BuildPodLogsDirectory,
 // BuildContainerLogsDirectory and buildContainerLogsPath:
 // <podLogsDir>/<namespace>_<name>_<uid>/<container>/<restartCount>.log, the last part
-// given to the runtime relative to the sandbox's log directory.
+// given to the runtime relative to the sandbox's log directory. Namespace, name, UID
+// and container name are the pod's, so each must be one plain segment
+// (src/shared/safe-path.ts); the UID also may not hold the '_' that the log GC splits
+// the directory name at, or one pod's directory would read as another's.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkPathSegment, joinPathSegment, pathUnsafeError } from '../../shared/safe-path.js';
 
 /** `<restartCount>.log` and its rotated files (`<restartCount>.log.<timestamp>[.gz]`). */
 const CONTAINER_LOG_FILE = /^(\d+)\.log(\..*)?$/;
 
 export function podLogsDirectory(podLogsDir: string, namespace: string, name: string, uid: string): string {
-  return join(podLogsDir, `${namespace}_${name}_${uid}`);
+  checkPathSegment('metadata.namespace', namespace);
+  checkPathSegment('metadata.name', name);
+  checkPathSegment('metadata.uid', uid);
+  if (uid.includes('_')) throw pathUnsafeError('metadata.uid', uid, "must not contain '_' (the log GC reads the UID after the directory name's last '_')");
+  return joinPathSegment(podLogsDir, 'pod log directory name', `${namespace}_${name}_${uid}`);
 }
 
 export function containerLogsDirectory(podLogsDirectoryPath: string, containerName: string): string {
-  return join(podLogsDirectoryPath, containerName);
+  return joinPathSegment(podLogsDirectoryPath, 'container name', containerName);
 }
 
 /** The ContainerConfig.log_path: relative to PodSandboxConfig.log_directory. */
 export function containerLogPath(containerName: string, restartCount: number): string {
-  return join(containerName, `${restartCount}.log`);
+  return join(checkPathSegment('container name', containerName), `${restartCount}.log`);
 }
 
 /**

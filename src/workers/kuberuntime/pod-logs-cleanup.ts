@@ -3,7 +3,7 @@
 // evictPodLogsDirectories for pods whose content should be removed. Without it every
 // pod ever run leaves a directory behind.
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { joinPathSegment, unlessPathUnsafe } from '../../shared/safe-path.js';
 import type { RuntimePodStatus } from '../../shared/runtime-pod.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 import { podLogsDirectory } from './log-paths.js';
@@ -12,7 +12,15 @@ import { podLogsDirectory } from './log-paths.js';
 export async function removePodLogsDirectory(deps: RuntimeDeps, pod: Pick<RuntimePodStatus, 'uid' | 'name' | 'namespace'>): Promise<void> {
   const root = deps.settings.podLogsDir;
   if (!pod.uid || !root) return;
-  const paths = pod.name && pod.namespace ? [podLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : await directoriesOfUid(root, pod.uid);
+  let paths: string[];
+  if (pod.name && pod.namespace) {
+    const path = unlessPathUnsafe(() => podLogsDirectory(root, pod.namespace, pod.name, pod.uid));
+    // A pod whose names make no safe directory never had one made: its syncs were refused the same way.
+    if (!path) return;
+    paths = [path];
+  } else {
+    paths = await directoriesOfUid(root, pod.uid);
+  }
   for (const path of paths) {
     try {
       await rm(path, { recursive: true, force: true });
@@ -26,7 +34,7 @@ export async function removePodLogsDirectory(deps: RuntimeDeps, pod: Pick<Runtim
 /** Upstream parses the UID from the directory name: the part after the last '_'. */
 async function directoriesOfUid(root: string, uid: string): Promise<string[]> {
   try {
-    return (await readdir(root)).filter((entry) => entry.endsWith(`_${uid}`)).map((entry) => join(root, entry));
+    return (await readdir(root)).filter((entry) => entry.endsWith(`_${uid}`)).map((entry) => joinPathSegment(root, 'pod log directory name', entry));
   } catch {
     return [];
   }

@@ -6,6 +6,7 @@
 // cgroup_parent; there are no sandbox resources.
 import { isIPv6 } from 'node:net';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { isPathUnsafe } from '../../shared/safe-path.js';
 import type { ShardSettings } from '../../shared/shard-protocol.js';
 import type { Pod } from '../../shared/types.js';
 import type { LinuxPodSandboxConfig } from '../../generated/cri/runtime/v1/LinuxPodSandboxConfig.js';
@@ -31,8 +32,9 @@ export async function buildSandboxConfig(pod: Pod, attempt: number, settings: Sh
     return config;
   } catch (err) {
     const ref = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+    // A refused pod-supplied path keeps its own code: one code to grep for every such refusal.
     throw new ShardletError(
-      ErrorCodes.RUN_SANDBOX,
+      isPathUnsafe(err) ? ErrorCodes.PATH_UNSAFE : ErrorCodes.RUN_SANDBOX,
       `GeneratePodSandboxConfig for pod "${ref}" failed: ${(err as Error).message}`,
       { pod: ref, reason: 'CreatePodSandboxConfigError' },
     );

@@ -3,8 +3,8 @@
 // determineEffectiveSecurityContext, convertToRuntimeSecurityContext,
 // getSeccompProfile (with the kubelet's default seccompDefault=false),
 // getAppArmorProfile and verifyRunAsNonRoot.
-import { join } from 'node:path';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { joinDescendingPath } from '../../shared/safe-path.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { LinuxContainerSecurityContext } from '../../generated/cri/runtime/v1/LinuxContainerSecurityContext.js';
 import type { LinuxSandboxSecurityContext } from '../../generated/cri/runtime/v1/LinuxSandboxSecurityContext.js';
@@ -147,7 +147,11 @@ function seccompProfile(container: Container, profile: V1SeccompProfile | undefi
       if (!profile.localhostProfile) {
         throw securityError(container, 'localhostProfile must be set if seccompProfile type is Localhost.');
       }
-      return { profile_type: 'Localhost', localhost_ref: join(seccompProfileRoot(rootDir), profile.localhostProfile) };
+      // Upstream joins it as it comes; the API server's validateLocalDescendingPath keeps it below the root, which a static pod never meets.
+      return {
+        profile_type: 'Localhost',
+        localhost_ref: joinDescendingPath(seccompProfileRoot(rootDir), 'securityContext.seccompProfile.localhostProfile', profile.localhostProfile),
+      };
     default:
       return { profile_type: 'Unconfined' };
   }

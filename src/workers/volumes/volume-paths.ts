@@ -4,7 +4,10 @@
 //   <rootDir>/pods/<uid>/volumes/kubernetes.io~configmap/<volume>   (~secret, ~downward-api, ~projected)
 //   <rootDir>/pods/<uid>/containers/<container>/<random>   (termination-log files)
 //   <rootDir>/pods/<uid>/etc-hosts
+// The UID, volume and container names are the pod's: each must be one plain segment
+// (src/shared/safe-path.ts), or the builder throws SHARDLET_PATH_UNSAFE.
 import { join } from 'node:path';
+import { joinPathSegment } from '../../shared/safe-path.js';
 
 export const EMPTY_DIR_PLUGIN_NAME = 'kubernetes.io/empty-dir';
 export const CONFIG_MAP_PLUGIN_NAME = 'kubernetes.io/configmap';
@@ -22,7 +25,7 @@ export function podsDir(rootDir: string): string {
 }
 
 export function podDir(rootDir: string, podUid: string): string {
-  return join(podsDir(rootDir), podUid);
+  return joinPathSegment(podsDir(rootDir), 'metadata.uid', podUid);
 }
 
 export function podVolumesDir(rootDir: string, podUid: string): string {
@@ -34,16 +37,16 @@ export function podPluginVolumesDir(rootDir: string, podUid: string, pluginName:
 }
 
 export function emptyDirPath(rootDir: string, podUid: string, volumeName: string): string {
-  return join(podPluginVolumesDir(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME), volumeName);
+  return pluginVolumePath(rootDir, podUid, EMPTY_DIR_PLUGIN_NAME, volumeName);
 }
 
 /** A volume's directory under its plugin's, as each plugin's GetPath(). */
 export function pluginVolumePath(rootDir: string, podUid: string, pluginName: string, volumeName: string): string {
-  return join(podPluginVolumesDir(rootDir, podUid, pluginName), volumeName);
+  return joinPathSegment(podPluginVolumesDir(rootDir, podUid, pluginName), 'volume name', volumeName);
 }
 
 export function podContainerDir(rootDir: string, podUid: string, containerName: string): string {
-  return join(podDir(rootDir, podUid), 'containers', containerName);
+  return joinPathSegment(join(podDir(rootDir, podUid), 'containers'), 'container name', containerName);
 }
 
 export function podEtcHostsPath(rootDir: string, podUid: string): string {

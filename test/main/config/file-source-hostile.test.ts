@@ -136,3 +136,24 @@ test('a file that is fixed and breaks again is logged again', async () => {
     }
   });
 });
+
+test('a manifest whose metadata.uid would climb out of the pod directory is reported with its file and reason, and skipped', async () => {
+  await withDir(async (dir) => {
+    await writeFile(join(dir, 'good.yaml'), manifest('good'));
+    const hostile = manifest('t').replace('  name: t\n', '  name: t\n  uid: "x/../../../../../../../../../../tmp/victim"\n');
+    await writeFile(join(dir, 'victim.yaml'), hostile);
+    const { source, sets, names, errorsFor } = startSource(dir);
+    try {
+      await source.start();
+      await source.rescan();
+      assert.deepEqual(names(), ['good-node-1'], 'the good pod runs on, the hostile one is not a pod');
+      assert.ok(sets.every((update) => update.pods.every((pod) => !String(pod.metadata?.uid).includes('/'))), 'no update ever carried the UID');
+      const errors = errorsFor(join(dir, 'victim.yaml'));
+      assert.equal(errors.length, 1, 'reported once');
+      assert.equal(errors[0]!.code, ErrorCodes.MANIFEST_INVALID);
+      assert.match(String(errors[0]!.reason), /metadata\.uid: Invalid value: "x\/\.\.\/.*tmp\/victim": must consist of letters, digits and '-'/);
+    } finally {
+      source.stop();
+    }
+  });
+});

@@ -52,6 +52,12 @@ const ROUTES: Record<string, (req: IncomingMessage, res: ServerResponse, state: 
     res.writeHead(302, { location: '/loop' });
     res.end();
   },
+  // The issue's manifest: its UID would have made the pod's directories in /tmp/victim.
+  '/victim-uid': (_req, res) => {
+    const hostile = JSON.parse(pod('t')) as { metadata: Record<string, string> };
+    hostile.metadata.uid = 'x/../../../../../../../../../../tmp/victim';
+    res.end(JSON.stringify(hostile));
+  },
   '/once': (_req, res) => {
     res.writeHead(302, { location: '/other' });
     res.end();
@@ -136,6 +142,7 @@ const HOSTILE: Array<{ path: string; reason: RegExp; check?: () => void }> = [
   },
   { path: '/slow', reason: new RegExp(`no complete answer within ${REQUEST_TIMEOUT_MS} ms`) },
   { path: '/loop', reason: /redirect loop: a Location pointed back/ },
+  { path: '/victim-uid', reason: /metadata\.uid: Invalid value: "x\/\.\.\/.*": must consist of letters, digits and '-'/ },
 ];
 
 for (const { path, reason, check } of HOSTILE) {

@@ -1,7 +1,7 @@
 // Upstream never runs a pod again whose status is terminal: after a restart of the
 // kubelet such a pod goes straight to termination, never to SyncPod.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -10,6 +10,7 @@ import { PodWorkers, type PodSyncHost } from '../../../src/main/podworkers/pod-w
 import { TERMINAL_STATUS_FILE, TerminalStatusRecords } from '../../../src/main/status/terminal-status-records.js';
 import type { SyncPodRequest, SyncPodResult } from '../../../src/shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../../../src/shared/types.js';
+import { snapshotTree, treeChanges } from '../../helpers/tree-snapshot.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -106,4 +107,22 @@ test('records of pods no source has any more are pruned once the sources are rea
   assert.equal(reloaded.get('gone'), undefined);
   assert.equal(existsSync(join(rootDir, 'pods', 'gone')), false);
   assert.equal(existsSync(join(rootDir, 'pods', 'kept', TERMINAL_STATUS_FILE)), true);
+});
+
+test('a terminal record is never written or removed outside <root>/pods: a UID that is not one segment gets none', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'shardlet-records-'));
+  const rootDir = join(base, 'root');
+  mkdirSync(join(base, 'victim'), { recursive: true });
+  writeFileSync(join(base, 'victim', TERMINAL_STATUS_FILE), 'not the kubelet\'s');
+  const logs: Array<Record<string, unknown>> = [];
+  const records = new TerminalStatusRecords(rootDir, pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line)) }));
+  const before = await snapshotTree(base);
+  // <root>/pods/x/../../../victim is <base>/victim.
+  for (const uid of ['x/../../../victim', '..', '../../victim']) {
+    records.record(uid, { phase: 'Failed' });
+    records.forget(uid);
+  }
+  await records.flush();
+  assert.deepEqual(treeChanges(before, await snapshotTree(base)), []);
+  assert.ok(logs.some((line) => String(line.err).startsWith('metadata.uid: Invalid value')), JSON.stringify(logs));
 });

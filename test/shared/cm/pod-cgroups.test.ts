@@ -109,3 +109,10 @@ test('ensureCgroup on v2 delegates the controllers down the tree and writes weig
   assert.equal(cpuSharesToWeight(2), 1);
   assert.equal(cpuSharesToWeight(262_144), 10_000);
 });
+
+test('cgroup names: a pod UID that is not one plain segment is refused, not joined into the path', () => {
+  for (const uid of ['x/../../../../../../../../../../tmp/victim', '/tmp/victim', 'a/b', '', '..', 'a\0b']) {
+    assert.throws(() => podCgroupName(cgroupRootName('/'), 'BestEffort', uid), { code: 'SHARDLET_PATH_UNSAFE', message: /^metadata\.uid: / }, JSON.stringify(uid));
+  }
+  assert.equal(cgroupPath(podCgroupName(cgroupRootName('/'), 'BestEffort', '..a'), 'cgroupfs'), '/kubepods/besteffort/pod..a');
+});

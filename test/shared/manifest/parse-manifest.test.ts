@@ -86,3 +86,44 @@ test('invalid manifests are refused with the origin and a reason', () => {
   const badList = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'a' }, spec: { containers: [{ name: 'c' }] } }] });
   assert.throws(() => parseManifest(badList, 'http://cfg'), invalid('items[0].spec.containers[0].image: Required value'));
 });
+
+test('a metadata.uid that is not a plain token is an invalid manifest, naming the file and the field', () => {
+  const withUid = (uid: string) => POD_YAML.replace('  name: etcd\n', `  name: etcd\n  uid: ${JSON.stringify(uid)}\n`);
+  const origin = '/etc/kubernetes/manifests/etcd.yaml';
+  for (const uid of ['x/../../../../../../../../../../tmp/victim', '..', '/tmp/victim', 'a_b', 'a.b', 'é', 'a\u0000b', 'a'.repeat(129)]) {
+    assert.throws(() => parsePodManifest(withUid(uid), origin), invalid(origin, 'metadata.uid: Invalid value'), JSON.stringify(uid));
+  }
+  assert.throws(() => parsePodManifest(withUid('x/../../tmp/victim'), origin), invalid("must consist of letters, digits and '-'"));
+  for (const uid of ['6f1c6c0e-8d1a-4b7e-9a55-1d2c3b4a5f60', 'd41d8cd98f00b204e9800998ecf8427e', 'My-Pod-1', 'a'.repeat(128)]) {
+    assert.equal(parsePodManifest(withUid(uid), origin).metadata?.uid, uid);
+  }
+  assert.equal(parsePodManifest(withUid(''), origin).metadata?.uid, '', 'an empty UID is generated later, as upstream');
+});
+
+test('seccomp profiles as upstream validates them: a known type, a descending localhostProfile for Localhost only', () => {
+  const withProfile = (profile: string, where: 'pod' | 'container') => {
+    const container: Record<string, unknown> = { name: 'c', image: 'busybox' };
+    const spec: Record<string, unknown> = { containers: [container] };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec };
+    const context = { seccompProfile: JSON.parse(profile) as unknown };
+    if (where === 'pod') spec.securityContext = context;
+    else container.securityContext = context;
+    return JSON.stringify(pod);
+  };
+  const refused: Array<[string, string]> = [
+    ['{"type":"Localhost","localhostProfile":"../../../../etc/shadow"}', "localhostProfile: Invalid value: \"../../../../etc/shadow\": must not contain '..'"],
+    ['{"type":"Localhost","localhostProfile":"/etc/shadow"}', 'must be a relative path'],
+    ['{"type":"Localhost","localhostProfile":"a/../../b"}', "must not contain '..'"],
+    ['{"type":"Localhost"}', 'localhostProfile: Required value'],
+    ['{"type":"RuntimeDefault","localhostProfile":"x.json"}', 'can only be set when seccomp type is Localhost'],
+    ['{"type":"Bogus"}', 'type: Unsupported value: "Bogus"'],
+    ['{}', 'type: Required value'],
+  ];
+  for (const where of ['pod', 'container'] as const) {
+    const field = where === 'pod' ? 'spec.securityContext.seccompProfile' : 'spec.containers[0].securityContext.seccompProfile';
+    for (const [profile, reason] of refused) assert.throws(() => parsePodManifest(withProfile(profile, where), 'p.json'), invalid(field, reason), `${where} ${profile}`);
+    for (const profile of ['{"type":"Localhost","localhostProfile":"profiles/audit.json"}', '{"type":"RuntimeDefault"}', '{"type":"Unconfined"}']) {
+      assert.doesNotThrow(() => parsePodManifest(withProfile(profile, where), 'p.json'), `${where} ${profile}`);
+    }
+  }
+});

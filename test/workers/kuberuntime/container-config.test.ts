@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { hashContainer } from '../../../src/shared/kuberuntime/container-hash.js';
 import type { ShardSettings } from '../../../src/shared/shard-protocol.js';
@@ -8,6 +8,7 @@ import type { Container, Pod } from '../../../src/shared/types.js';
 import { buildContainerConfig, type ContainerConfigArgs } from '../../../src/workers/kuberuntime/container-config.js';
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../../src/workers/kuberuntime/security-context.js';
+import { isUnder, snapshotTree, treeChanges } from '../../helpers/tree-snapshot.js';
 import { makeContainer, makePod, makeSettings, makeTempDir, POD_UID } from './fixtures.js';
 import { ROOT_IMAGE_USER } from '../../../src/workers/images/image-user.js';
 
@@ -286,4 +287,26 @@ test('container config: apiData reaches env (and command expansion); a missing S
     code: 'SHARDLET_CREATE_CONTAINER_CONFIG',
     message: 'secret "api" not found',
   });
+});
+
+test('container config: a container name or seccomp localhostProfile that would leave its directory is refused, and nothing is made', async () => {
+  const settings = makeSettings();
+  const base = dirname(settings.rootDir);
+  const pod = makePod();
+  await buildSandboxConfig(pod, 0, settings);
+  const before = await snapshotTree(base);
+  // <logs>/<pod>/../../victim is <base>/victim.
+  for (const name of ['..', '../../victim', 'a/b']) {
+    await assert.rejects(() => configFor(pod, makeContainer({ name }), { settings }), { code: 'SHARDLET_PATH_UNSAFE', message: /^container name: / }, name);
+  }
+  for (const localhostProfile of ['../../../../etc/shadow', '/etc/shadow', 'profiles/../../x', '']) {
+    const container = makeContainer({ securityContext: { seccompProfile: { type: 'Localhost', localhostProfile } } });
+    await assert.rejects(() => configFor(pod, container, { settings }), { code: /SHARDLET_(PATH_UNSAFE|CREATE_CONTAINER_CONFIG)/, message: /localhostProfile/ }, localhostProfile);
+  }
+  // Building a config makes the container's own files (etc-hosts, termination log) in the root and log dirs; nothing else may change.
+  const outside = treeChanges(before, await snapshotTree(base)).filter((change) => {
+    const path = change.slice(change.indexOf(' ') + 1);
+    return path !== '.' && !isUnder(path, 'kubelet') && !isUnder(path, 'pods-logs');
+  });
+  assert.deepEqual(outside, []);
 });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import type { Pod } from '../../../src/shared/types.js';
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
+import { snapshotTree, treeChanges } from '../../helpers/tree-snapshot.js';
 import { makeContainer, makePod, makeSettings, POD_UID } from './fixtures.js';
 
 test('sandbox config: a normal pod', async () => {
@@ -134,4 +136,20 @@ test('sandbox config: hostname and subdomain rules', async () => {
     message: /not a valid DNS label/,
   });
   assert.equal(existsSync(settings.podLogsDir), true);
+});
+
+test('sandbox config: a UID, namespace or name that would climb out of the log dir is refused, and nothing is made', async () => {
+  const settings = makeSettings();
+  const base = dirname(settings.podLogsDir);
+  const before = await snapshotTree(base);
+  const hostile: Array<[Partial<NonNullable<Pod['metadata']>>, RegExp]> = [
+    [{ uid: 'x/../../victim' }, /failed: metadata\.uid: Invalid value/],
+    [{ uid: '..' }, /failed: metadata\.uid: Invalid value/],
+    [{ namespace: '../../victim' }, /failed: metadata\.namespace: Invalid value/],
+    [{ name: 'a/../../../victim' }, /failed: metadata\.name: Invalid value/],
+  ];
+  for (const [metadata, message] of hostile) {
+    await assert.rejects(() => buildSandboxConfig(makePod({}, metadata), 0, settings), { code: 'SHARDLET_PATH_UNSAFE', message }, JSON.stringify(metadata));
+  }
+  assert.deepEqual(treeChanges(before, await snapshotTree(base)), []);
 });

@@ -4,11 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { ErrorCodes } from '../../../src/shared/errors.js';
 import type { ShardSettings } from '../../../src/shared/shard-protocol.js';
 import type { Pod, Volume } from '../../../src/shared/types.js';
 import { emptyDirMemorySizeBytes } from '../../../src/workers/volumes/empty-dir.js';
 import { parseMountInfo, readMountInfo } from '../../../src/workers/volumes/mountinfo.js';
 import { setupPodVolumes, teardownPodVolumes } from '../../../src/workers/volumes/pod-volumes.js';
+import { isUnder, snapshotTree, treeChanges } from '../../helpers/tree-snapshot.js';
 
 const UID = 'b7a4d0c2-1111-4e2f-8a9b-0c1d2e3f4a5b';
 
@@ -132,4 +134,26 @@ test('mountinfo: fields and octal escapes', () => {
     { mountPoint: '/mnt two', fsType: 'ext3', source: '/dev/root' },
     { mountPoint: '/var/lib/kubelet/pods/x', fsType: 'tmpfs', source: 'tmpfs' },
   ]);
+});
+
+test('pod volumes: a UID or volume name that would climb out is refused at setup, and the teardown of such a UID removes nothing', async () => {
+  const { settings, base } = fixture();
+  const podsDir = join(settings.rootDir, 'pods');
+  mkdirSync(podsDir, { recursive: true });
+  writeFileSync(join(settings.rootDir, 'keep'), 'the root dir beside pods/');
+  mkdirSync(join(base, 'victim'));
+  writeFileSync(join(base, 'victim', 'keep'), 'outside the root dir');
+  const before = await snapshotTree(base);
+  const outsidePods = (changes: string[]) => changes.filter((change) => !isUnder(change.replace(/^\w+ /, ''), 'kubelet/pods'));
+
+  for (const uid of ['..', '../..', 'x/../../../victim', '../../victim', '.', '']) {
+    const pod: Pod = { metadata: { name: 'p', namespace: 'ns', uid }, spec: { containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'scratch', emptyDir: {} }] } };
+    await assert.rejects(setupPodVolumes(pod, settings), { code: ErrorCodes.PATH_UNSAFE, message: /^metadata\.uid: / }, JSON.stringify(uid));
+    await teardownPodVolumes(uid, settings);
+  }
+  for (const name of ['..', '../../../victim', 'a/b']) {
+    await assert.rejects(setupPodVolumes(podWith([{ name, emptyDir: {} }]), settings), { code: ErrorCodes.PATH_UNSAFE, message: /^volume name: / }, name);
+  }
+  assert.deepEqual(outsidePods(treeChanges(before, await snapshotTree(base))), [], 'nothing outside <root>/pods was made, changed or removed');
+  assert.equal(readFileSync(join(base, 'victim', 'keep'), 'utf8'), 'outside the root dir');
 });
