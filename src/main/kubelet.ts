@@ -38,6 +38,7 @@ import { StartupTracker } from './status/startup-tracker.js';
 import { RuntimeKnownPods } from './pod/runtime-known-pods.js';
 import { PodStatusCache } from './status/pod-status-cache.js';
 import { TerminalStatusRecords } from './status/terminal-status-records.js';
+import { OrphanedPodSubpaths } from './volumes/orphaned-pod-subpaths.js';
 import { nodeObject, podObject } from '../shared/events/event-types.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
@@ -61,6 +62,7 @@ export class Kubelet {
   readonly statuses: PodStatusCache;
   /** Static pods' terminal statuses, kept across restarts. */
   private readonly terminalRecords: TerminalStatusRecords;
+  private readonly orphanedPodSubpaths: OrphanedPodSubpaths;
   readonly startup = new StartupTracker();
   private readonly runtimeKnownPods = new RuntimeKnownPods();
   /** What the admitted, syncing pods use, kept as they come and go: admission reads it instead of walking every pod. */
@@ -110,6 +112,7 @@ export class Kubelet {
   ) {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
+    this.orphanedPodSubpaths = new OrphanedPodSubpaths(options.rootDir, logger);
     this.protection = new NodeProtection(options, logger);
     this.metrics = new KubeletMetrics({ nodeName: options.nodeName, criCalls: this.criCalls, shardStats: () => this.shardStats() });
     this.summary = new SummaryProvider({
@@ -198,6 +201,7 @@ export class Kubelet {
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),
       cleanupOrphanedPodCgroups: (isKnown) => this.protection.cleanupOrphanedPodCgroups(isKnown),
+      cleanupOrphanedPodSubpaths: (isKnown) => void this.orphanedPodSubpaths.cleanup(isKnown),
       relistPeriodMs: options.plegRelistPeriodMs,
       onPodForgotten: (uid) => {
         this.startup.forget(uid);

@@ -31,6 +31,8 @@ export interface SyncLoopDeps {
   onPodForgotten?: (uid: string) => void;
   /** Removes the pod cgroups of pods no part of the kubelet knows (upstream's cleanupOrphanedPodCgroups). */
   cleanupOrphanedPodCgroups?: (isKnown: (uid: string) => boolean) => void;
+  /** Unmounts the subPath bind mounts of pods no part of the kubelet knows (left from before a restart). */
+  cleanupOrphanedPodSubpaths?: (isKnown: (uid: string) => boolean) => void;
   /** The full relist's period when lengthened (--pleg-relist-period): the PLEG health allows three periods. */
   relistPeriodMs?: number;
 }
@@ -225,9 +227,11 @@ export class SyncLoop {
       const orphan: Pod = { metadata: { uid: ref.uid, name: ref.name, namespace: ref.namespace } };
       podWorkers.updatePod({ type: 'kill', pod: orphan, removeFromRuntime: true });
     }
-    // Only once a relist told what the runtime holds: a pod it still runs is not an orphan cgroup's.
+    // Only once a relist told what the runtime holds: a pod it still runs is not an orphan cgroup's (or mount's).
     if (this.runtimePodsAsOfMs > 0) {
-      this.deps.cleanupOrphanedPodCgroups?.((uid) => podManager.get(uid) !== undefined || podWorkers.has(uid) || this.runtimePodsByUid.has(uid));
+      const isKnown = (uid: string) => podManager.get(uid) !== undefined || podWorkers.has(uid) || this.runtimePodsByUid.has(uid);
+      this.deps.cleanupOrphanedPodCgroups?.(isKnown);
+      this.deps.cleanupOrphanedPodSubpaths?.(isKnown);
     }
   }
 }

@@ -100,6 +100,18 @@ test('housekeeping stops runtime pods no source wants, only once every source is
   }
 });
 
+test('housekeeping asks for the subPath mounts of pods no part of the kubelet knows, once a relist told what the runtime holds', () => {
+  const asked: Array<(uid: string) => boolean> = [];
+  const { loop, podManager } = setup(true, 110, { cleanupOrphanedPodSubpaths: (isKnown) => asked.push(isKnown) });
+  podManager.addOrUpdate(pod('wanted'));
+  loop.housekeeping();
+  assert.equal(asked.length, 0, 'before the first relist every pod could still be the runtime\'s');
+  loop.handleRelist({ startedAtMs: Date.now(), events: [], runtimePods: [{ uid: 'in-runtime', name: 'old', namespace: 'default', active: true }] });
+  loop.housekeeping();
+  assert.equal(asked.length, 1);
+  assert.deepEqual(['wanted', 'in-runtime', 'gone'].map(asked[0]), [true, true, false]);
+});
+
 test('/healthz turns unhealthy when no relist succeeded within the threshold', () => {
   const { loop } = setup();
   const now = Date.now();

@@ -2,11 +2,13 @@
 // killContainer and the removal half of the container GC. Stops are idempotent in
 // the CRI, and NotFound on a stop or a removal means the work is already done.
 import { isNotFound } from '../../shared/cri/client.js';
+import { ErrorCodes } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../shared/runtime-pod.js';
 import { KILL_REASON_LIVENESS_PROBE, KILL_REASON_STARTUP_PROBE } from '../../shared/kuberuntime/pod-actions.js';
 import type { Container, Pod } from '../../shared/types.js';
 import { runPreStopHook } from '../lifecycle/pre-stop.js';
+import { cleanContainerSubPaths } from '../volumes/subpath-cleanup.js';
 import { removeDeadObject, reportRemovalRefused } from './dead-object-removal.js';
 import { removePodLogsDirectory } from './pod-logs-cleanup.js';
 import {
@@ -198,7 +200,25 @@ export async function removeDeadInstances(deps: RuntimeDeps, runtime: RuntimePod
     remove('sandbox', sandbox.id);
   }
   await Promise.all(removals);
+  await cleanSubPathsOfGoneContainers(deps, runtime, removedIds);
   return removedIds;
+}
+
+/**
+ * A container name whose last instance was just removed takes its subPath bind
+ * mounts along (a later instance makes its own); while any instance is left they
+ * stay for it, as upstream keeps them until the pod's volumes go. Best effort: what
+ * is left goes with the pod.
+ */
+async function cleanSubPathsOfGoneContainers(deps: RuntimeDeps, runtime: RuntimePodStatus, removedIds: string[]): Promise<void> {
+  const removed = new Set(removedIds);
+  const goneNames = new Set(runtime.containers.filter((c) => removed.has(c.id)).map((c) => c.name));
+  for (const container of runtime.containers) if (!removed.has(container.id)) goneNames.delete(container.name);
+  for (const name of goneNames) {
+    await cleanContainerSubPaths(deps.settings.rootDir, runtime.uid, name).catch((err: Error) => {
+      deps.logger.warn({ code: ErrorCodes.SUBPATH_FAILED, podUid: runtime.uid, container: name, err: err.message }, 'Failed to clean up the subPath mounts of a removed container');
+    });
+  }
 }
 
 /** A CREATED container (left by a kubelet that died before StartContainer) with a newer instance of its name: it will never start. */

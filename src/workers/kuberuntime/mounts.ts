@@ -1,10 +1,11 @@
 // A container's mounts, as upstream's makeMounts (kubelet_pods.go: volume mounts with
-// subPath / subPathExpr, then the managed /etc/hosts) followed by
-// kubeGenericRuntimeManager.makeMounts (the termination-message file).
+// subPath / subPathExpr, each subPath bind-mounted safely by volumes/subpath-bind.ts,
+// then the managed /etc/hosts) followed by kubeGenericRuntimeManager.makeMounts (the
+// termination-message file).
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
-import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import { chmod, open } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { ErrorCodes, ShardletError, type ErrorCode } from '../../shared/errors.js';
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from '../../shared/manifest/pod-defaults.js';
 import type { ShardSettings } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
@@ -13,6 +14,7 @@ import type { MountPropagation } from '../../generated/cri/runtime/v1/MountPropa
 import type { V1VolumeMount } from '@kubernetes/client-node';
 import { podContainerDir, podEtcHostsPath } from '../volumes/volume-paths.js';
 import { podPathsMade } from '../volumes/pod-paths-made.js';
+import { prepareSafeSubpath } from '../volumes/subpath-bind.js';
 import type { EnvVar } from './env.js';
 import { ETC_HOSTS_PATH, ensureHostsFile } from './etc-hosts.js';
 import { expand } from './expansion.js';
@@ -39,7 +41,7 @@ export async function makeMounts(args: MountArgs): Promise<Mount[]> {
   const volumeMounts = container.volumeMounts ?? [];
   const mounts: Mount[] = [];
   // One at a time, in order: subPaths of one volume may nest.
-  for (const volumeMount of volumeMounts) mounts.push(await makeVolumeMount(args, volumeMount));
+  for (const [index, volumeMount] of volumeMounts.entries()) mounts.push(await makeVolumeMount(args, volumeMount, index));
   const mountsEtcHosts = volumeMounts.some((volumeMount) => volumeMount.mountPath === ETC_HOSTS_PATH);
   if (args.podIPs.length > 0 && !mountsEtcHosts) {
     const podUid = args.pod.metadata?.uid ?? '';
@@ -59,7 +61,7 @@ export async function makeMounts(args: MountArgs): Promise<Mount[]> {
   return mounts;
 }
 
-async function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Promise<Mount> {
+async function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount, volumeMountIndex: number): Promise<Mount> {
   const { container } = args;
   const volumePath = args.volumePaths[volumeMount.name];
   if (volumePath === undefined) {
@@ -67,7 +69,7 @@ async function makeVolumeMount(args: MountArgs, volumeMount: V1VolumeMount): Pro
   }
   let subPath = volumeMount.subPath ?? '';
   if (volumeMount.subPathExpr) subPath = expandSubPathExpr(args, volumeMount.subPathExpr);
-  const hostPath = subPath === '' ? volumePath : await prepareSubPath(args, volumeMount, volumePath, subPath);
+  const hostPath = subPath === '' ? volumePath : await prepareSubPath(args, volumeMount, volumeMountIndex, volumePath, subPath);
   return {
     host_path: hostPath,
     container_path: volumeMount.mountPath,
@@ -96,50 +98,31 @@ function expandSubPathExpr(args: MountArgs, expression: string): string {
 }
 
 /**
- * Checks and creates subPath inside the volume. Upstream bind-mounts the subpath
- * through an open file descriptor so a symlink swapped in later cannot escape; we
- * resolve the path and refuse any step that leaves the volume, then hand the
- * resolved path to the runtime.
+ * As makeMounts' subPath branch: the subPath is pod-supplied, so it is refused when
+ * absolute or with '..', and otherwise opened inside the volume and bind-mounted
+ * onto a target under the pod's directory (prepareSafeSubpath), which is what the
+ * runtime gets. As upstream, the message the pod shows names no host path; the
+ * cause goes to the kubelet's log.
  */
-async function prepareSubPath(args: MountArgs, volumeMount: V1VolumeMount, volumePath: string, subPath: string): Promise<string> {
+async function prepareSubPath(args: MountArgs, volumeMount: V1VolumeMount, volumeMountIndex: number, volumePath: string, subPath: string): Promise<string> {
   if (isAbsolute(subPath)) throw mountError(args, `error SubPath \`${subPath}\` must not be an absolute path`);
   if (subPath.split('/').includes('..')) {
     throw mountError(args, `unable to provision SubPath \`${subPath}\`: must not contain '..'`);
   }
-  const failure = `failed to prepare subPath for volumeMount "${volumeMount.name}" of container "${args.container.name}"`;
   try {
-    const root = await realpath(volumePath);
-    const mode = (await stat(root)).mode & 0o7777;
-    let current = root;
-    for (const part of subPath.split('/').filter((segment) => segment !== '' && segment !== '.')) {
-      const next = join(current, part);
-      if (!(await exists(next))) {
-        await mkdir(next, { mode });
-        await chmod(next, mode);
-      }
-      current = await realpath(next);
-      if (!isWithin(root, current)) throw new Error(`${join(volumePath, subPath)} resolves outside the volume`);
-    }
-    return current;
+    return await prepareSafeSubpath({
+      rootDir: args.settings.rootDir,
+      podUid: args.pod.metadata?.uid ?? '',
+      volumeName: volumeMount.name,
+      volumePath,
+      subPath,
+      containerName: args.container.name,
+      volumeMountIndex,
+    });
   } catch (err) {
-    // Like upstream, keep host filesystem details out of the message users see.
-    throw mountError(args, failure, { cause: (err as Error).message });
+    const message = `failed to prepare subPath for volumeMount "${volumeMount.name}" of container "${args.container.name}"`;
+    throw mountError(args, message, { cause: (err as Error).message }, ErrorCodes.SUBPATH_FAILED);
   }
-}
-
-/** As existsSync: a path that cannot be stat'ed (a dangling link too) does not exist. */
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isWithin(root: string, candidate: string): boolean {
-  const path = relative(root, candidate);
-  return path === '' || (!path.startsWith('..' + sep) && path !== '..' && !isAbsolute(path));
 }
 
 /** As translateMountPropagation; Bidirectional needs a privileged container, as validation demands. */
@@ -182,9 +165,14 @@ async function terminationLogMount(args: MountArgs): Promise<Mount | undefined> 
   return { host_path: hostPath, container_path: containerPath };
 }
 
-function mountError(args: MountArgs, message: string, details: Record<string, unknown> = {}): ShardletError {
+function mountError(
+  args: MountArgs,
+  message: string,
+  details: Record<string, unknown> = {},
+  code: ErrorCode = ErrorCodes.CREATE_CONTAINER_CONFIG,
+): ShardletError {
   const pod = `${args.pod.metadata?.namespace ?? ''}/${args.pod.metadata?.name ?? ''}`;
-  return new ShardletError(ErrorCodes.CREATE_CONTAINER_CONFIG, `pod ${pod}: ${message}`, {
+  return new ShardletError(code, `pod ${pod}: ${message}`, {
     pod,
     container: args.container.name,
     ...details,

@@ -1,7 +1,7 @@
 // Starting one container, as upstream's kubeGenericRuntimeManager.startContainer:
 // make sure its image is there, build its config, CreateContainer, StartContainer.
 // A failure is returned as the waiting reason upstream would show for it.
-import { ContainerStartError, type ContainerWaitingReason } from '../../shared/errors.js';
+import { ContainerStartError, ShardletError, type ContainerWaitingReason } from '../../shared/errors.js';
 import { EventMessages } from '../../shared/events/event-types.js';
 import { CONTAINER_TYPE_INIT, CONTAINER_TYPE_REGULAR } from '../../shared/labels.js';
 import { findContainer, type RuntimeContainer, type RuntimePodStatus } from '../../shared/runtime-pod.js';
@@ -37,6 +37,8 @@ export interface StartFailure {
   reason: string;
   message: string;
   retryAfterMs?: number;
+  /** For the kubelet's log only: the coded error's code and details (a refused subPath's cause, with host paths). */
+  logFields?: Record<string, unknown>;
 }
 
 /** Starts the container; resolves with undefined on success or the failure to show. */
@@ -161,7 +163,8 @@ async function runPostStartHook(deps: RuntimeDeps, target: StartTarget, containe
 /** The step's own reason when it said one, else the reason upstream gives a failure of that step. */
 function failureFrom(err: unknown, defaultReason: ContainerWaitingReason): StartFailure {
   if (err instanceof ContainerStartError) return { reason: err.reason, message: err.message, retryAfterMs: err.retryAfterMs };
-  return { reason: defaultReason, message: (err as Error).message };
+  const logFields = err instanceof ShardletError ? { code: err.code, ...err.details } : undefined;
+  return { reason: defaultReason, message: (err as Error).message, ...(logFields ? { logFields } : {}) };
 }
 
 function containerLogsDirectoryOf(deps: RuntimeDeps, pod: Pod, container: Container): string {

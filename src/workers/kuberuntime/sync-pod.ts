@@ -202,7 +202,7 @@ async function start(
     return;
   }
   deps.logger.warn(
-    { pod: podRef(target.pod), container: name, reason: failure.reason, err: failure.message },
+    { ...failure.logFields, pod: podRef(target.pod), container: name, reason: failure.reason, err: failure.message },
     'Container start failed',
   );
   outcome.waitingReasons[name] = { reason: failure.reason, message: failure.message };

@@ -58,6 +58,15 @@ export async function mountTmpfs(target: string, options: string[]): Promise<voi
   await execFileAsync('mount', [...args, 'tmpfs', target]);
 }
 
+/**
+ * mount --bind without mount(8)'s canonicalisation, which would resolve the source by
+ * name: the source is a /proc/<pid>/fd/<fd> link to an open descriptor (upstream's
+ * doBindSubPath passes --no-canonicalize for the same reason).
+ */
+export async function bindMountNoCanonicalize(source: string, target: string): Promise<void> {
+  await execFileAsync('mount', ['--no-canonicalize', '--bind', source, target]);
+}
+
 export async function unmount(target: string): Promise<void> {
   await execFileAsync('umount', [target]);
 }

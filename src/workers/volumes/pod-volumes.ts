@@ -3,9 +3,10 @@
 // configMap, secret, downwardAPI and projected volumes (api-volumes.ts), whose
 // content is rewritten from the main thread's PodApiData at every setup. Other
 // volume types (and API-backed ones without API data, i.e. standalone mode) are
-// refused with SHARDLET_VOLUME_SETUP. The teardown unmounts the pod's tmpfs
-// (emptyDir Memory, secret, projected) and removes <rootDir>/pods/<uid>; hostPath
-// volumes live outside it and are never touched.
+// refused with SHARDLET_VOLUME_SETUP. The teardown unmounts the containers' subPath
+// bind mounts (as upstream's CleanSubPaths before a volume's TearDown) and the pod's
+// tmpfs (emptyDir Memory, secret, projected), and removes <rootDir>/pods/<uid>;
+// hostPath volumes live outside it and are never touched.
 import { realpath, rm } from 'node:fs/promises';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import type { PodApiData, ShardSettings } from '../../shared/shard-protocol.js';
@@ -14,6 +15,7 @@ import { apiVolumeSource, MEMORY_BACKED_PLUGIN_NAMES, needsApiData, setupApiVolu
 import { setupEmptyDir, teardownEmptyDirs, unmountPluginTmpfs } from './empty-dir.js';
 import { setupHostPath } from './host-path.js';
 import { mountsUnder } from './mountinfo.js';
+import { cleanPodSubPaths } from './subpath-cleanup.js';
 import { podDir, podVolumesDir } from './volume-paths.js';
 import { podPathsMade } from './pod-paths-made.js';
 import { podRef } from '../../shared/pod-kinds.js';
@@ -63,7 +65,7 @@ function volumeSourceName(volume: Volume): string {
   return entry?.[0] ?? '';
 }
 
-/** Unmounts the pod's tmpfs volumes (emptyDir Memory, secret, projected) and removes its directory. */
+/** Unmounts the pod's subPath bind mounts and tmpfs volumes (emptyDir Memory, secret, projected), and removes its directory. */
 export async function teardownPodVolumes(podUid: string, settings: ShardSettings): Promise<void> {
   if (podUid === '') return;
   let directory: string;
@@ -72,6 +74,7 @@ export async function teardownPodVolumes(podUid: string, settings: ShardSettings
   } catch {
     return;
   }
+  await cleanPodSubPaths(settings.rootDir, podUid);
   await teardownEmptyDirs(settings.rootDir, podUid);
   for (const pluginName of MEMORY_BACKED_PLUGIN_NAMES) await unmountPluginTmpfs(settings.rootDir, podUid, pluginName);
   // A recursive remove would descend into anything still mounted here: refuse instead.

@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import { hashContainer } from '../../../src/shared/kuberuntime/container-hash.js';
 import type { ShardSettings } from '../../../src/shared/shard-protocol.js';
 import type { Container, Pod } from '../../../src/shared/types.js';
+import type { Mount } from '../../../src/generated/cri/runtime/v1/Mount.js';
 import { buildContainerConfig, type ContainerConfigArgs } from '../../../src/workers/kuberuntime/container-config.js';
 import { buildSandboxConfig } from '../../../src/workers/kuberuntime/sandbox-config.js';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../../src/workers/kuberuntime/security-context.js';
+import { cleanPodSubPaths } from '../../../src/workers/volumes/subpath-cleanup.js';
 import { isUnder, snapshotTree, treeChanges } from '../../helpers/tree-snapshot.js';
 import { makeContainer, makePod, makeSettings, makeTempDir, POD_UID } from './fixtures.js';
 import { ROOT_IMAGE_USER } from '../../../src/workers/images/image-user.js';
@@ -201,12 +203,23 @@ test('container config: volume mounts with subPath, subPathExpr, readOnly and pr
   });
   const settings = makeSettings();
   const pod = makePod({ containers: [container] });
-  const mounts = (await configFor(pod, container, { settings, volumePaths: { data } })).mounts!;
+  try {
+    assertVolumeMounts((await configFor(pod, container, { settings, volumePaths: { data } })).mounts!, settings, data);
+  } finally {
+    await cleanPodSubPaths(settings.rootDir, POD_UID);
+  }
+});
+
+function assertVolumeMounts(mounts: Mount[], settings: ShardSettings, data: string): void {
+  // A subPath reaches the runtime as the kubelet's bind target, <pod>/volume-subpaths/<volume>/<container>/<index>.
+  const subpaths = join(settings.rootDir, 'pods', POD_UID, 'volume-subpaths', 'data', 'app');
   assert.deepEqual(mounts.slice(0, 3), [
     { host_path: data, container_path: '/data', readonly: false, propagation: 'PROPAGATION_PRIVATE' },
-    { host_path: join(data, 'config.yaml'), container_path: '/etc/app/config.yaml', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
-    { host_path: join(data, 'logs', 'web-0'), container_path: '/logs', readonly: false, propagation: 'PROPAGATION_HOST_TO_CONTAINER' },
+    { host_path: join(subpaths, '1'), container_path: '/etc/app/config.yaml', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+    { host_path: join(subpaths, '2'), container_path: '/logs', readonly: false, propagation: 'PROPAGATION_HOST_TO_CONTAINER' },
   ]);
+  assert.equal(statSync(join(subpaths, '1')).ino, statSync(join(data, 'config.yaml')).ino);
+  assert.equal(statSync(join(subpaths, '2')).ino, statSync(join(data, 'logs', 'web-0')).ino);
   // A missing subPath directory is created with the volume's mode.
   assert.equal(statSync(join(data, 'logs', 'web-0')).mode & 0o777, statSync(data).mode & 0o777);
   // Then /etc/hosts and the termination-log file.
@@ -220,18 +233,30 @@ test('container config: volume mounts with subPath, subPathExpr, readOnly and pr
   assert.match(terminationLog.host_path!, new RegExp(`^${join(settings.rootDir, 'pods', POD_UID, 'containers', 'app')}/[0-9a-f]{8}$`));
   assert.equal(statSync(terminationLog.host_path!).mode & 0o777, 0o666);
   assert.equal(mounts.length, 5);
-});
+}
 
-test('container config: bad subPaths are refused', async () => {
+test('container config: bad subPaths are refused, with messages that name no host path', async () => {
   const { base, data } = volumeFixture();
   symlinkSync(base, join(data, 'escape'));
-  for (const subPath of ['../secret', 'a/../../b', '/etc/shadow', 'escape/data']) {
+  const cases: Array<[string, string, RegExp]> = [
+    ['../secret', 'SHARDLET_CREATE_CONTAINER_CONFIG', /unable to provision SubPath `\.\.\/secret`: must not contain '\.\.'/],
+    ['a/../../b', 'SHARDLET_CREATE_CONTAINER_CONFIG', /must not contain '\.\.'/],
+    ['/etc/shadow', 'SHARDLET_CREATE_CONTAINER_CONFIG', /error SubPath `\/etc\/shadow` must not be an absolute path/],
+    ['escape/data', 'SHARDLET_SUBPATH_FAILED', /^pod shop\/web-0: failed to prepare subPath for volumeMount "data" of container "app"$/],
+    ['existing/escape', 'SHARDLET_SUBPATH_FAILED', /^pod shop\/web-0: failed to prepare subPath for volumeMount "data" of container "app"$/],
+  ];
+  symlinkSync('/', join(data, 'existing', 'escape'));
+  for (const [subPath, code, message] of cases) {
     const container = makeContainer({ volumeMounts: [{ name: 'data', mountPath: '/data', subPath }] });
-    await assert.rejects(
-      () => configFor(makePod({ containers: [container] }), container, { volumePaths: { data } }),
-      { code: 'SHARDLET_CREATE_CONTAINER_CONFIG' },
-      subPath,
+    const err = await configFor(makePod({ containers: [container] }), container, { volumePaths: { data } }).then(
+      () => assert.fail(`${subPath} was accepted`),
+      (rejection: { code: string; message: string; details: { cause?: string } }) => rejection,
     );
+    assert.equal(err.code, code, subPath);
+    assert.match(err.message, message, subPath);
+    assert.equal(err.message.includes(base), false, 'no host path in what the pod shows');
+    // The cause, for the kubelet's log, names the step within the volume.
+    if (code === 'SHARDLET_SUBPATH_FAILED') assert.match(err.details.cause ?? '', /^unexpected symlink found (escape|existing\/escape)$/);
   }
 });
 

@@ -10,7 +10,10 @@ import type { CriClient } from '../../../src/shared/cri/client.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../../src/shared/runtime-pod.js';
 import { killPod, podStopped, removeDeadInstances, removePodFromRuntime } from '../../../src/workers/kuberuntime/kill-pod.js';
 import type { RuntimeDeps } from '../../../src/workers/kuberuntime/runtime-deps.js';
-import { makeSettings, POD_UID } from './fixtures.js';
+import { mountsAt } from '../../../src/workers/volumes/mountinfo.js';
+import { prepareSafeSubpath } from '../../../src/workers/volumes/subpath-bind.js';
+import { cleanPodSubPaths } from '../../../src/workers/volumes/subpath-cleanup.js';
+import { makeSettings, makeTempDir, POD_UID } from './fixtures.js';
 
 function recordingDeps(): { deps: RuntimeDeps; calls: string[] } {
   const calls: string[] = [];
@@ -75,6 +78,27 @@ test('exited instances beyond --maximum-dead-containers-per-container go, newest
   all.deps.settings.maxDeadContainersPerContainer = -1;
   await removeDeadInstances(all.deps, pod(instances));
   assert.deepEqual(all.calls, []);
+});
+
+test('the last instance of a container removed takes its subPath bind mounts along; a name with an instance left keeps them', async () => {
+  const { deps, calls } = recordingDeps();
+  deps.settings.maxDeadContainersPerContainer = 0;
+  const volumePath = makeTempDir('shardlet-killpod-volume-');
+  mkdirSync(join(volumePath, 'd'));
+  const bind = (containerName: string) =>
+    prepareSafeSubpath({ rootDir: deps.settings.rootDir, podUid: POD_UID, volumeName: 'data', volumePath, subPath: 'd', containerName, volumeMountIndex: 0 });
+  try {
+    const appTarget = await bind('app');
+    const sideTarget = await bind('side');
+    await removeDeadInstances(deps, pod([container('side-now', 'running', 3, 'side'), container('side-old', 'exited', 2, 'side'), container('app-old', 'exited', 1)]));
+    assert.deepEqual(calls.sort(), ['RemoveContainer app-old', 'RemoveContainer side-old']);
+    assert.equal(existsSync(appTarget), false);
+    assert.equal((await mountsAt(appTarget)).length, 0);
+    assert.equal((await mountsAt(sideTarget)).length, 1, 'side still runs');
+    assert.equal(existsSync(join(volumePath, 'd')), true, 'the volume keeps its content');
+  } finally {
+    await cleanPodSubPaths(deps.settings.rootDir, POD_UID);
+  }
 });
 
 test('--minimum-container-ttl-duration: a dead container created less than that long ago stays and is not counted among those kept', async () => {
