@@ -58,7 +58,10 @@ const CASES: Case[] = [
     notActedOn: ['--volume-plugin-dir', '--cloud-provider', 'featureGates'],
     actedOn: ['--minimum-container-ttl-duration', 'maxPods', 'podPidsLimit', '--system-reserved', '--node-labels', '--hostname-override', 'serverTLSBootstrap', 'tlsCipherSuites', 'tlsMinVersion', 'authentication'],
     labels: { 'node-role.kubernetes.io/worker': '', 'node.openshift.io/os_id': 'rhcos' },
-    warnings: [/^Flag --minimum-container-ttl-duration has been deprecated, Use --eviction-hard or --eviction-soft instead/],
+    warnings: [
+      /^Flag --minimum-container-ttl-duration has been deprecated, Use --eviction-hard or --eviction-soft instead/,
+      /^--node-labels node-role\.kubernetes\.io\/worker: OpenShift's NodeRestriction lets a node set these on itself/,
+    ],
     nodeRestriction: false,
   },
   {

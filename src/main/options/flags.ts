@@ -11,6 +11,7 @@ import { parseFeatureGates } from './feature-gates.js';
 import type { NodeTaint } from './kubelet-options.js';
 import { parseTaintSpec } from './taints.js';
 import { CONFIG_FLAG_DEPRECATION, UPSTREAM_FLAGS, type FlagGroup, type UpstreamFlag } from './upstream-flags.js';
+import { nodeLabelsError } from './node-labels.js';
 
 export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -383,6 +384,8 @@ function parseLabels(raw: string): Record<string, string> {
     if (reason) throw new Error(`label ${JSON.stringify(item)}: ${reason}`);
     labels[key] = value;
   }
+  const refused = nodeLabelsError(labels);
+  if (refused) throw new Error(refused);
   return labels;
 }
 

@@ -18,6 +18,7 @@ import { findConfigProblem, type ConfigProblem } from './kubelet-config-validati
 import { parseBytes } from '../../shared/quantity.js';
 import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeShutdownOptions, NodeTaint, ShutdownGracePeriodByPodPriority } from './kubelet-options.js';
 import { findServerConfigProblem } from './kubelet-server-validation.js';
+import { openShiftOnlyNodeLabels } from './node-labels.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
@@ -319,6 +320,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
       deprecations: (flags.deprecations ?? []).map((entry) => entry.message),
       decodeWarnings: config?.warnings ?? [],
       notActedOn: settingsNotActedOn(explicit, flags),
+      clusterWarnings: nodeLabelWarnings(flags.nodeLabels ?? {}),
     },
     rootDir,
     configFile: config?.path ?? '',
@@ -518,4 +520,13 @@ function parseSingleDocument(text: string, path: string): unknown {
     if (err instanceof DecodeError) throw new ShardletError(ErrorCodes.CONFIG_INVALID, `${path}: ${err.message}`, { path });
     throw err;
   }
+}
+
+/** One warning for --node-labels that only OpenShift's NodeRestriction lets a node set on itself. */
+function nodeLabelWarnings(labels: Record<string, string>): string[] {
+  const openShiftOnly = openShiftOnlyNodeLabels(labels);
+  if (openShiftOnly.length === 0) return [];
+  return [
+    `--node-labels ${openShiftOnly.join(', ')}: OpenShift's NodeRestriction lets a node set these on itself; an upstream API server refuses them and the node will not register`,
+  ];
 }

@@ -18,6 +18,8 @@ export interface StartupNotices {
   decodeWarnings: string[];
   /** Config field paths and --flags given that shardlet accepts but does not act on yet. */
   notActedOn: string[];
+  /** Settings that work only on some clusters (--node-labels only OpenShift admits). */
+  clusterWarnings: string[];
 }
 
 /** The kubelet API server (:10250), its authentication and authorization, and the localhost healthz port. */

@@ -120,6 +120,29 @@ test('--workers is bounded at 4 per core and 256, and the refusal names the flag
   assert.match(helpText(), /at most 4 per core and 256/);
 });
 
+test('--node-labels: labels NodeRestriction refuses a node are refused at start, as upstream; OpenShift\'s roles are kept', () => {
+  const accepted: Array<[string, Record<string, string>]> = [
+    ['node.kubernetes.io/pool=blue', { 'node.kubernetes.io/pool': 'blue' }],
+    ['kubelet.kubernetes.io/x=1,sub.node.kubernetes.io/y=2', { 'kubelet.kubernetes.io/x': '1', 'sub.node.kubernetes.io/y': '2' }],
+    ['topology.kubernetes.io/zone=a', { 'topology.kubernetes.io/zone': 'a' }],
+    ['example.com/team=web,plain=yes', { 'example.com/team': 'web', plain: 'yes' }],
+    // OpenShift's unit files pass these, and OpenShift's kubelet and NodeRestriction allow them.
+    ['node-role.kubernetes.io/worker', { 'node-role.kubernetes.io/worker': '' }],
+  ];
+  for (const [value, want] of accepted) assert.deepEqual(parseFlags([`--node-labels=${value}`]), { nodeLabels: want }, value);
+  for (const value of ['kubernetes.io/role=x', 'node-role.kubernetes.io/gpu=', 'a.k8s.io/b=c', 'node-restriction.kubernetes.io/x=y']) {
+    assert.throws(
+      () => parseFlags([`--node-labels=${value}`]),
+      (err: unknown) =>
+        err instanceof ShardletError &&
+        err.code === ErrorCodes.FLAG_INVALID &&
+        err.message.includes("unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [") &&
+        err.message.includes(value.split('=')[0]!),
+      value,
+    );
+  }
+});
+
 function withoutDeprecations(flags: KubeletFlags): KubeletFlags {
   const { deprecations: _deprecations, ...rest } = flags;
   return rest;
