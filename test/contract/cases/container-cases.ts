@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
-import { failureCode, type ContractCase } from '../contract-context.js';
+import { detectCgroupLayout } from '../../../src/shared/cm/cgroup-fs.js';
+import { failureCode, type ContractCase, type ContractContext } from '../contract-context.js';
 
 /** critest's pause command. */
 const PAUSE_COMMAND = ['sh', '-c', 'top'];
@@ -221,13 +222,33 @@ export const CONTAINER_CASES: ContractCase[] = [
     name: 'Lowering a running container\'s memory limit below what it holds OOM-kills it',
     spec: 'UpdateContainerResources sets the cgroup limit at once; the kernel\'s OOM killer then ends the process (137, OOMKilled), as on containerd',
     async run(ctx) {
-      const sandbox = await ctx.sandbox('oom-update');
-      const id = await ctx.runningContainer(sandbox, 'oom', ['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M'], {
-        linux: { resources: { memory_limit_in_bytes: 256 * MIB } },
-      });
+      const id = await memoryHolder(ctx);
       await ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 15 * MIB } });
       const status = await ctx.waitForState(id, 'CONTAINER_EXITED');
       assert.deepEqual([status.exit_code, status.reason], [137, 'OOMKilled']);
     },
+    containerd16: {
+      reason: 'on a cgroup v1 memory controller the kernel refuses a limit it cannot reclaim down to (EBUSY), which runc reports as "unable to set memory limit"; the container runs on under its old limit (v2 OOM-kills, as the case says)',
+      async run(ctx) {
+        const id = await memoryHolder(ctx);
+        const update = ctx.client.updateContainerResources({ container_id: id, linux: { memory_limit_in_bytes: 15 * MIB } });
+        if ((await detectCgroupLayout()).mounts.memory === undefined) {
+          await update;
+          const status = await ctx.waitForState(id, 'CONTAINER_EXITED');
+          assert.deepEqual([status.exit_code, status.reason], [137, 'OOMKilled']);
+          return;
+        }
+        await assert.rejects(update, /unable to set memory limit/);
+        assert.equal((await ctx.waitForState(id, 'CONTAINER_RUNNING')).state, 'CONTAINER_RUNNING');
+      },
+    },
   },
 ];
+
+/** A running container holding 20 MiB (dd's buffer) under a 256 MiB limit. */
+async function memoryHolder(ctx: ContractContext): Promise<string> {
+  const sandbox = await ctx.sandbox('oom-update');
+  return ctx.runningContainer(sandbox, 'oom', ['sh', '-c', 'dd if=/dev/zero of=/dev/null bs=20M'], {
+    linux: { resources: { memory_limit_in_bytes: 256 * MIB } },
+  });
+}
