@@ -4,7 +4,16 @@
 import type { Logger } from 'pino';
 import { toWire } from '../shared/errors.js';
 import type { RuntimePodStatus } from '../shared/runtime-pod.js';
-import type { ProbeResultMessage, ProbeStats, PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type {
+  EventPodRef,
+  PodEventRecord,
+  ProbeStats,
+  PullCoordinatorApi,
+  ShardMessage,
+  ShardSettings,
+  SyncPodRequest,
+  SyncPodResult,
+} from '../shared/shard-protocol.js';
 import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
@@ -26,13 +35,13 @@ export class Shard {
   private readonly prober: ProberManager;
   private runtimeName: Promise<string> | undefined;
 
-  /** `onProbeResult` is the one way probe result changes leave the shard (to the main thread). */
+  /** `post` is the one way probe result changes and pod events leave the shard (to the main thread), in order. */
   constructor(
     readonly index: number,
     settings: ShardSettings,
     pulls: PullCoordinatorApi,
     logger: Logger,
-    onProbeResult: (message: ProbeResultMessage) => void = () => undefined,
+    private readonly post: (message: ShardMessage) => void = () => undefined,
   ) {
     const cri = openShardCri(settings);
     const shardLogger = logger.child({ shard: index });
@@ -42,10 +51,11 @@ export class Shard {
       settings,
       logger: shardLogger,
       images: new ImageManager(cri, pulls, index, shardLogger),
-      events: [],
+      // Each sync binds its own, to its pod.
+      publishEvent: () => undefined,
       runtimeEventsLive: () => runtimeEvents.live(),
     };
-    this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: onProbeResult, hostIP: settings.hostIP });
+    this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: post, hostIP: settings.hostIP });
   }
 
   /** Runs one SyncPod / SyncTerminatingPod / SyncTerminatedPod for a pod. */
@@ -53,8 +63,12 @@ export class Shard {
     const pod = request.pod;
     const uid = pod.metadata?.uid ?? '';
     const nowMs = Date.now();
-    // Each sync collects its own events; the shard's clients and caches are shared.
-    const deps: RuntimeDeps = { ...this.deps, events: [] };
+    const eventPod: EventPodRef = { uid, name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' };
+    const publishEvent = (event: PodEventRecord) => this.post({ kind: 'pod-event', pod: eventPod, event });
+    // Probe events since the pod's last sync come first: they happened before this sync.
+    this.publishProbeEvents(uid, publishEvent);
+    // The shard's clients and caches are shared; each sync's events name its pod.
+    const deps: RuntimeDeps = { ...this.deps, publishEvent };
     const errors = [];
     let runtime: RuntimePodStatus;
     let actedOn: RuntimePodStatus | undefined;
@@ -80,6 +94,8 @@ export class Shard {
       errors.push(toWire(err));
       runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     }
+    // Probe events recorded while the sync ran: after its own, and before a terminated pod's probes are dropped.
+    this.publishProbeEvents(uid, publishEvent);
     this.updateProbeWorkers(request, runtime);
     const status = generatePodStatus(pod, runtime, {
       nowMs,
@@ -95,8 +111,6 @@ export class Shard {
       terminated: podStopped(runtime),
       requeueAfterMs,
       errors,
-      // Probe events since the pod's last sync come first: they happened before this sync.
-      events: [...this.prober.takeEvents(uid), ...deps.events],
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
@@ -112,6 +126,11 @@ export class Shard {
   async close(): Promise<void> {
     this.prober.close();
     this.deps.cri.close();
+  }
+
+  /** The prober keeps its events per pod until the pod's next sync sends them on. */
+  private publishProbeEvents(uid: string, publishEvent: (event: PodEventRecord) => void): void {
+    for (const event of this.prober.takeEvents(uid)) publishEvent(event);
   }
 
   /**
