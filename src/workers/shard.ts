@@ -17,7 +17,9 @@ import type {
 import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
-import type { Pod } from '../shared/types.js';
+import { isTerminalPhase } from '../shared/status/pod-phase.js';
+import type { Pod, PodStatus } from '../shared/types.js';
+import type { WaitingReasons } from '../shared/status/container-statuses.js';
 import { ImageManager } from './images/image-manager.js';
 import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import { removePodCgroup } from './cm/pod-cgroup.js';
@@ -72,7 +74,7 @@ export class Shard {
     const errors = [];
     let runtime: RuntimePodStatus;
     let actedOn: RuntimePodStatus | undefined;
-    let waitingReasons: Record<string, { reason: string; message: string }> = {};
+    let waitingReasons: WaitingReasons = {};
     let requeueAfterMs: number | undefined;
     let removedObjectIds: string[] = [];
     try {
@@ -81,6 +83,8 @@ export class Shard {
           apiData: request.apiData,
           runtimeKnownEmpty: request.runtimeKnownEmpty,
           probeResults: (state) => this.prober.resultsFor(state),
+          // The name only prefixes container IDs: the phase does not depend on it.
+          statusIsTerminal: (state) => isTerminalPhase(this.podStatus(request, state, nowMs, {}, undefined).phase),
         });
         runtime = outcome.runtime;
         actedOn = outcome.before;
@@ -97,14 +101,7 @@ export class Shard {
     // Probe events recorded while the sync ran: after its own, and before a terminated pod's probes are dropped.
     this.publishProbeEvents(uid, publishEvent);
     this.updateProbeWorkers(request, runtime);
-    const status = generatePodStatus(pod, runtime, {
-      nowMs,
-      hostIP: this.deps.settings.hostIP,
-      waitingReasons,
-      previous: request.previousStatus,
-      runtimeName: await this.runtimeNameOnce(),
-      probes: this.prober.resultsFor(runtime),
-    });
+    const status = this.podStatus(request, runtime, nowMs, waitingReasons, await this.runtimeNameOnce());
     return {
       uid,
       status,
@@ -116,6 +113,18 @@ export class Shard {
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
       removedObjectIds,
     };
+  }
+
+  /** upstream's generateAPIPodStatus for the pod of this request, from this runtime state. */
+  private podStatus(request: SyncPodRequest, runtime: RuntimePodStatus, nowMs: number, waitingReasons: WaitingReasons, runtimeName: string | undefined): PodStatus {
+    return generatePodStatus(request.pod, runtime, {
+      nowMs,
+      hostIP: this.deps.settings.hostIP,
+      waitingReasons,
+      previous: request.previousStatus,
+      runtimeName,
+      probes: this.prober.resultsFor(runtime),
+    });
   }
 
   /** What this shard's probes did since it started (prober_probe_total, probe latency). */
