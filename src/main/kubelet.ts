@@ -7,7 +7,7 @@ import { CriClient } from '../shared/cri/client.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
-import type { PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type { EventPodRef, PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podUid, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
 import type { ClusterConnection } from './cluster-connection.js';
 import { FileSource } from './config/file-source.js';
@@ -165,6 +165,7 @@ export class Kubelet {
       faultInjection: options.faultInjection,
       onShardReplaced: (index) => this.resyncShard(index),
       onProbeResult: (message) => this.onProbeResult(message),
+      onPodEvent: (message) => this.recordPodEvent(message.pod, message.event),
       onRelist: (result) => {
         this.metrics.observeRelist(result);
         this.syncLoop?.handleRelist(result);
@@ -311,7 +312,6 @@ export class Kubelet {
         // A finished static pod still in its source: remember it is finished, across restarts (not one a node shutdown stopped).
         else if (kind === 'terminated' && this.podManager.get(uid) && !this.protection.killedForShutdown(uid)) this.terminalRecords.record(uid, result.status);
         if (kind === 'terminated' && result.errors.length === 0) this.protection.podFinished(uid);
-        for (const event of result.events) this.onPodEvent(pod, event);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');
         }
@@ -333,12 +333,21 @@ export class Kubelet {
     this.cluster.reconcileMirrorPods(running, this.podManager, (uid) => this.statuses.get(uid));
   }
 
-  /** A pod event from a shard: logged at debug (upstream's V(3) event log) and, in cluster mode, recorded. */
+  /** A pod event of the main thread's own (admission, eviction, shutdown). */
   private onPodEvent(pod: Pod, event: PodEventRecord): void {
-    this.logger.debug({ pod: podRef(pod), type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
     const meta = pod.metadata ?? {};
+    this.recordPodEvent({ uid: meta.uid ?? '', name: meta.name ?? '', namespace: meta.namespace ?? '' }, event);
+  }
+
+  /**
+   * A pod event, from the main thread or from a shard as the shard recorded it
+   * (the sync may still run): logged at debug (upstream's V(3) event log) and, in
+   * cluster mode, recorded.
+   */
+  private recordPodEvent(pod: EventPodRef, event: PodEventRecord): void {
+    this.logger.debug({ pod: `${pod.namespace}/${pod.name}`, type: event.type, reason: event.reason, object: event.fieldPath, message: event.message }, 'Event');
     this.cluster?.events.record({
-      involvedObject: podObject({ name: meta.name ?? '', namespace: meta.namespace ?? '', uid: meta.uid ?? '' }, event.fieldPath),
+      involvedObject: podObject(pod, event.fieldPath),
       type: event.type,
       reason: event.reason,
       message: event.message,

@@ -153,8 +153,6 @@ export interface SyncPodResult {
   requeueAfterMs?: number;
   /** Errors of this sync (each also reflected in the status' waiting reasons). */
   errors: WireError[];
-  /** Events the sync's actions produced (Pulled, Created, Started, Killing, BackOff, ...), in order. */
-  events: PodEventRecord[];
   /** When this sync pulled images for the pod: the first pull's start and the last one's end (epoch ms). */
   imagePulls?: ImagePullInterval;
   /** The pod's sandboxes and containers by ID as this sync last saw them, in the relist's terms. */
@@ -171,7 +169,12 @@ export interface ImagePullInterval {
   lastFinishedAtMs: number;
 }
 
-/** An event about the synced pod, as upstream's recorder.Eventf on the pod (or one of its containers). */
+/**
+ * An event about a pod, as upstream's recorder.Eventf on the pod (or one of its
+ * containers). A shard never holds its events until the sync ends: each leaves in a
+ * PodEventMessage as it is recorded (Killing before StopContainer, Pulling before
+ * PullImage), as upstream's recorder writes at once.
+ */
 export interface PodEventRecord {
   type: 'Normal' | 'Warning';
   reason: string;
@@ -334,6 +337,34 @@ export interface ProbeResultMessage {
 export function isProbeResultMessage(message: unknown): message is ProbeResultMessage {
   return (message as Partial<ProbeResultMessage> | null)?.kind === 'probe-result';
 }
+
+/** The pod an event is about, enough for its involvedObject (an orphan has no spec, only these). */
+export interface EventPodRef {
+  uid: string;
+  name: string;
+  namespace: string;
+}
+
+/**
+ * shard → main, each pod event as the shard records it: the sync's own (Pulling,
+ * Pulled, Created, Started, Killing, BackOff, Failed…) while the sync still runs,
+ * and the probes' (Unhealthy) at the pod's next sync. Posted on the shard thread's
+ * parentPort (piscina's 'message' event), or called directly with --workers 0: one
+ * channel, so a shard's events reach the main thread in the order it recorded them,
+ * each once. They do not travel with the sync's result, which goes on another port.
+ */
+export interface PodEventMessage {
+  kind: 'pod-event';
+  pod: EventPodRef;
+  event: PodEventRecord;
+}
+
+export function isPodEventMessage(message: unknown): message is PodEventMessage {
+  return (message as Partial<PodEventMessage> | null)?.kind === 'pod-event';
+}
+
+/** Everything a shard sends the main thread outside its task results. */
+export type ShardMessage = ProbeResultMessage | PodEventMessage;
 
 /** Probes run by one shard since it started, per result (prober_probe_total's counts, pulled on demand). */
 export interface ProbeCountRecord {

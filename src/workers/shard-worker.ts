@@ -16,7 +16,8 @@ const logger = createLogger(boot.settings.logLevel, { thread: `shard-${boot.inde
 const { port1, port2 } = new MessageChannel();
 parentPort?.postMessage(pullPortMessage(port2), [port2]);
 const pulls = Comlink.wrap<PullCoordinatorApi>(nodeEndpoint(port1));
-// Probe result changes go up on the thread's own port; the main thread tells them from the pull port by `kind`.
+// Probe result changes and pod events go up on the thread's own port, in the order the shard sends them;
+// the main thread tells them from the pull port by `kind`.
 const shard = new Shard(boot.index, boot.settings, pulls, logger, (message) => parentPort?.postMessage(message));
 const sentPods = new ShardPodCache();
 

@@ -4,11 +4,22 @@
 import type { Logger } from 'pino';
 import { toWire } from '../shared/errors.js';
 import type { RuntimePodStatus } from '../shared/runtime-pod.js';
-import type { ProbeResultMessage, ProbeStats, PullCoordinatorApi, ShardSettings, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
+import type {
+  EventPodRef,
+  PodEventRecord,
+  ProbeStats,
+  PullCoordinatorApi,
+  ShardMessage,
+  ShardSettings,
+  SyncPodRequest,
+  SyncPodResult,
+} from '../shared/shard-protocol.js';
 import { runtimeObjectStates } from '../shared/pleg/relist-diff.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { generatePodStatus } from '../shared/status/generate-pod-status.js';
-import type { Pod } from '../shared/types.js';
+import { isTerminalPhase } from '../shared/status/pod-phase.js';
+import type { Pod, PodStatus } from '../shared/types.js';
+import type { WaitingReasons } from '../shared/status/container-statuses.js';
 import { ImageManager } from './images/image-manager.js';
 import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import { removePodCgroup } from './cm/pod-cgroup.js';
@@ -26,13 +37,13 @@ export class Shard {
   private readonly prober: ProberManager;
   private runtimeName: Promise<string> | undefined;
 
-  /** `onProbeResult` is the one way probe result changes leave the shard (to the main thread). */
+  /** `post` is the one way probe result changes and pod events leave the shard (to the main thread), in order. */
   constructor(
     readonly index: number,
     settings: ShardSettings,
     pulls: PullCoordinatorApi,
     logger: Logger,
-    onProbeResult: (message: ProbeResultMessage) => void = () => undefined,
+    private readonly post: (message: ShardMessage) => void = () => undefined,
   ) {
     const cri = openShardCri(settings);
     const shardLogger = logger.child({ shard: index });
@@ -42,10 +53,11 @@ export class Shard {
       settings,
       logger: shardLogger,
       images: new ImageManager(cri, pulls, index, shardLogger),
-      events: [],
+      // Each sync binds its own, to its pod.
+      publishEvent: () => undefined,
       runtimeEventsLive: () => runtimeEvents.live(),
     };
-    this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: onProbeResult, hostIP: settings.hostIP });
+    this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: post, hostIP: settings.hostIP });
   }
 
   /** Runs one SyncPod / SyncTerminatingPod / SyncTerminatedPod for a pod. */
@@ -53,12 +65,16 @@ export class Shard {
     const pod = request.pod;
     const uid = pod.metadata?.uid ?? '';
     const nowMs = Date.now();
-    // Each sync collects its own events; the shard's clients and caches are shared.
-    const deps: RuntimeDeps = { ...this.deps, events: [] };
+    const eventPod: EventPodRef = { uid, name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' };
+    const publishEvent = (event: PodEventRecord) => this.post({ kind: 'pod-event', pod: eventPod, event });
+    // Probe events since the pod's last sync come first: they happened before this sync.
+    this.publishProbeEvents(uid, publishEvent);
+    // The shard's clients and caches are shared; each sync's events name its pod.
+    const deps: RuntimeDeps = { ...this.deps, publishEvent };
     const errors = [];
     let runtime: RuntimePodStatus;
     let actedOn: RuntimePodStatus | undefined;
-    let waitingReasons: Record<string, { reason: string; message: string }> = {};
+    let waitingReasons: WaitingReasons = {};
     let requeueAfterMs: number | undefined;
     let removedObjectIds: string[] = [];
     try {
@@ -67,6 +83,8 @@ export class Shard {
           apiData: request.apiData,
           runtimeKnownEmpty: request.runtimeKnownEmpty,
           probeResults: (state) => this.prober.resultsFor(state),
+          // The name only prefixes container IDs: the phase does not depend on it.
+          statusIsTerminal: (state) => isTerminalPhase(this.podStatus(request, state, nowMs, {}, undefined).phase),
         });
         runtime = outcome.runtime;
         actedOn = outcome.before;
@@ -80,28 +98,33 @@ export class Shard {
       errors.push(toWire(err));
       runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     }
+    // Probe events recorded while the sync ran: after its own, and before a terminated pod's probes are dropped.
+    this.publishProbeEvents(uid, publishEvent);
     this.updateProbeWorkers(request, runtime);
-    const status = generatePodStatus(pod, runtime, {
-      nowMs,
-      hostIP: this.deps.settings.hostIP,
-      waitingReasons,
-      previous: request.previousStatus,
-      runtimeName: await this.runtimeNameOnce(),
-      probes: this.prober.resultsFor(runtime),
-    });
+    const status = this.podStatus(request, runtime, nowMs, waitingReasons, await this.runtimeNameOnce());
     return {
       uid,
       status,
       terminated: podStopped(runtime),
       requeueAfterMs,
       errors,
-      // Probe events since the pod's last sync come first: they happened before this sync.
-      events: [...this.prober.takeEvents(uid), ...deps.events],
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
       removedObjectIds,
     };
+  }
+
+  /** upstream's generateAPIPodStatus for the pod of this request, from this runtime state. */
+  private podStatus(request: SyncPodRequest, runtime: RuntimePodStatus, nowMs: number, waitingReasons: WaitingReasons, runtimeName: string | undefined): PodStatus {
+    return generatePodStatus(request.pod, runtime, {
+      nowMs,
+      hostIP: this.deps.settings.hostIP,
+      waitingReasons,
+      previous: request.previousStatus,
+      runtimeName,
+      probes: this.prober.resultsFor(runtime),
+    });
   }
 
   /** What this shard's probes did since it started (prober_probe_total, probe latency). */
@@ -112,6 +135,11 @@ export class Shard {
   async close(): Promise<void> {
     this.prober.close();
     this.deps.cri.close();
+  }
+
+  /** The prober keeps its events per pod until the pod's next sync sends them on. */
+  private publishProbeEvents(uid: string, publishEvent: (event: PodEventRecord) => void): void {
+    for (const event of this.prober.takeEvents(uid)) publishEvent(event);
   }
 
   /**

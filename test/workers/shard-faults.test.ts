@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { PullCoordinator } from '../../src/main/images/pull-coordinator.js';
-import type { SyncPodRequest, SyncPodResult } from '../../src/shared/shard-protocol.js';
+import type { PodEventRecord, ShardMessage, SyncPodRequest, SyncPodResult } from '../../src/shared/shard-protocol.js';
 import type { Pod } from '../../src/shared/types.js';
 import { Shard } from '../../src/workers/shard.js';
 import { inProcessShardSettings } from '../../src/tools/in-process-shard-settings.js';
@@ -20,12 +20,14 @@ const logger = pino({ level: 'silent' });
 let harness: SimHarness;
 let shard: Shard;
 let workDir: string;
+/** What the shard sent the main thread, in order. */
+const posted: ShardMessage[] = [];
 
 before(async () => {
   harness = await startHarness({ scale: 0 }, { preloadImages: [IMAGE] });
   workDir = mkdtempSync(join(tmpdir(), 'shardlet-shard-faults-'));
   const settings = inProcessShardSettings(harness.sim.endpoint, workDir, { runtimeRequestTimeoutMs: 1_000 });
-  shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger);
+  shard = new Shard(0, settings, new PullCoordinator({ serializeImagePulls: false, maxParallelImagePulls: 5, logger }), logger, (message) => posted.push(message));
 });
 
 after(async () => {
@@ -41,13 +43,21 @@ function pod(uid: string, image = IMAGE): Pod {
   };
 }
 
-const sync = (p: Pod, extra: Partial<SyncPodRequest> = {}): Promise<SyncPodResult> => shard.sync({ kind: 'sync', pod: p, ...extra });
+type SyncWithEvents = SyncPodResult & { events: PodEventRecord[] };
+
+/** A sync, with the events the shard sent for the pod while it ran. */
+async function sync(p: Pod, extra: Partial<SyncPodRequest> = {}): Promise<SyncWithEvents> {
+  const from = posted.length;
+  const result = await shard.sync({ kind: 'sync', pod: p, ...extra });
+  const events = posted.slice(from).flatMap((message) => (message.kind === 'pod-event' && message.pod.uid === result.uid ? [message.event] : []));
+  return { ...result, events };
+}
 
 function waiting(result: SyncPodResult): { reason?: string; message?: string } | undefined {
   return result.status.containerStatuses?.[0]?.state?.waiting;
 }
 
-const reasons = (result: SyncPodResult) => result.events.map((event) => event.reason);
+const reasons = (result: SyncWithEvents) => result.events.map((event) => event.reason);
 
 async function sandboxesOf(uid: string) {
   return ((await harness.client.listPodSandbox({})).items ?? []).filter((sandbox) => sandbox.metadata?.uid === uid);

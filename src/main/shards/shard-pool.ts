@@ -11,13 +11,16 @@ import type { MessagePort } from 'node:worker_threads';
 import {
   isNeedFullRequest,
   isPlegRelistMessage,
+  isPodEventMessage,
   isProbeResultMessage,
   isPullPortMessage,
   THREAD_CPU_TASK,
   THREAD_HEAP_TASK,
+  type PodEventMessage,
   type ProbeResultMessage,
   type ProbeStats,
   type RelistResult,
+  type ShardMessage,
   type ShardSettings,
   type ShardSyncReply,
   type ShardTask,
@@ -51,6 +54,8 @@ export interface ShardPoolOptions {
   onShardReplaced: (shardIndex: number) => void;
   /** A probe result of a container changed in some shard (only changes cross the thread boundary). */
   onProbeResult?: (message: ProbeResultMessage) => void;
+  /** A pod event a shard recorded, as it recorded it (while the sync that produced it still runs). */
+  onPodEvent?: (message: PodEventMessage) => void;
   /**
    * Every PLEG result, full relists and the per-pod relists container events
    * trigger alike, in the order the PLEG applied them (so each pod's events stay
@@ -93,7 +98,7 @@ export class ShardPool {
   constructor(private readonly options: ShardPoolOptions) {
     this.shardCount = Math.max(options.workers, 1);
     if (options.workers === 0) {
-      this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger, options.onProbeResult);
+      this.inlineShard = new Shard(0, options.settings, options.pulls, options.logger, (message) => this.deliverShardMessage(message));
       this.inlinePleg = new Pleg({
         cri: openShardCri(options.settings),
         logger: options.logger,
@@ -232,6 +237,12 @@ export class ShardPool {
     if (result.podUid === undefined) this.fullRelistWaiters.shift()?.(result);
   }
 
+  /** What a shard posts outside its task results, from a thread's port or the inline shard alike. */
+  private deliverShardMessage(message: ShardMessage): void {
+    if (message.kind === 'pod-event') this.options.onPodEvent?.(message);
+    else this.options.onProbeResult?.(message);
+  }
+
   private bootData(index: number): WorkerBootData {
     return { index, settings: this.options.settings, faultInjection: this.options.faultInjection ?? false };
   }
@@ -251,7 +262,7 @@ export class ShardPool {
     const thread: ThreadShard = { pool, threadsCreated: 0, requests: new ShardRequests() };
     pool.on('message', (message: unknown) => {
       if (isPullPortMessage(message)) Comlink.expose(pulls, nodeEndpoint(message.port));
-      else if (isProbeResultMessage(message)) this.options.onProbeResult?.(message);
+      else if (isProbeResultMessage(message) || isPodEventMessage(message)) this.deliverShardMessage(message);
     });
     pool.on('workerCreate', () => {
       thread.threadsCreated++;

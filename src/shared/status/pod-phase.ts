@@ -5,6 +5,11 @@ import { isStaticPod } from '../pod-kinds.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
+/** Succeeded or Failed: a phase the pod never leaves (upstream's podutil.IsPodPhaseTerminal). */
+export function isTerminalPhase(phase: string | undefined): boolean {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
 interface PhaseCounts {
   pendingInit: number;
   pendingSidecars: number;

@@ -53,8 +53,12 @@ export class ImageManager {
     private readonly logger: Logger,
   ) {}
 
-  /** Resolves with the image reference to create the container from, and how it was had. */
-  async ensureImage(pod: Pod, container: Container, nowMs: number, apiData?: PodApiData): Promise<EnsuredImage> {
+  /**
+   * Resolves with the image reference to create the container from, and how it was
+   * had. `onPulling` is called as a pull begins (not for a present image or one in
+   * backoff), so that the Pulling event goes out before the pull, as upstream's.
+   */
+  async ensureImage(pod: Pod, container: Container, nowMs: number, apiData?: PodApiData, onPulling?: () => void): Promise<EnsuredImage> {
     const image = container.image ?? '';
     const policy = effectivePullPolicy(container);
     if (policy !== 'Always') {
@@ -87,6 +91,7 @@ export class ImageManager {
     } catch (err) {
       throw new ContainerStartError(ErrorCodes.IMAGE_PULL_FAILED, (err as Error).message, 'ErrImagePull', container.name);
     }
+    onPulling?.();
     const outcome = await this.pullThroughCoordinator(image, auths, (pod.spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
     if (outcome.ok) {
       this.backoffByKey.delete(key);

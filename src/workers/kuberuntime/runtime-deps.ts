@@ -10,15 +10,18 @@ export interface RuntimeDeps {
   images: ImageManager;
   settings: ShardSettings;
   logger: Logger;
-  /** The current sync's events; each sync gets a fresh list. */
-  events: PodEventRecord[];
+  /**
+   * Sends an event about the current sync's pod to the main thread at once, as
+   * upstream's recorder.Eventf: each sync binds it to its pod.
+   */
+  publishEvent: (event: PodEventRecord) => void;
   /** The span of the current sync's image pulls, if it pulled. */
   imagePulls?: ImagePullInterval;
   /** True while the PLEG receives the runtime's container events (RuntimeEventsFlag); absent: never. */
   runtimeEventsLive?: () => boolean;
 }
 
-/** Records an event of the current sync. */
+/** Records an event of the current sync: it leaves the shard now, not with the sync's result. */
 export function recordEvent(
   deps: RuntimeDeps,
   type: PodEventRecord['type'],
@@ -26,7 +29,7 @@ export function recordEvent(
   message: string,
   fieldPath?: string,
 ): void {
-  deps.events.push({ type, reason, message, fieldPath, timestampMs: Date.now() });
+  deps.publishEvent({ type, reason, message, fieldPath, timestampMs: Date.now() });
 }
 
 /** Widens the current sync's pull span with one pull that just ended after `pullMs`. */

@@ -49,14 +49,14 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
   let imageRef: string;
   let imageUser: ImageUser | undefined;
   try {
-    const ensured = await deps.images.ensureImage(pod, container, target.nowMs, target.apiData);
+    const onPulling = () => recordEvent(deps, 'Normal', 'Pulling', EventMessages.pullingImage(image), fieldPath);
+    const ensured = await deps.images.ensureImage(pod, container, target.nowMs, target.apiData, onPulling);
     imageRef = ensured.imageRef;
     imageUser = ensured.user;
     if (ensured.alreadyPresent) {
       recordEvent(deps, 'Normal', 'Pulled', EventMessages.imageAlreadyPresent(image), fieldPath);
     } else {
       recordImagePull(deps, ensured.pullMs);
-      recordEvent(deps, 'Normal', 'Pulling', EventMessages.pullingImage(image), fieldPath);
       const pulled = EventMessages.pulledImage(image, ensured.pullMs, ensured.pullMs, ensured.sizeBytes);
       recordEvent(deps, 'Normal', 'Pulled', pulled, fieldPath);
     }

@@ -14,7 +14,7 @@ import type { PodApiData } from '../../shared/shard-protocol.js';
 import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { setupPodVolumes } from '../volumes/pod-volumes.js';
-import { killContainer, killPod, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
+import { killContainer, killPod, mayBeRunning, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
 import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 import { emptyRuntimePodStatus, getRuntimePodStatus, readCreatedContainer, sandboxFromStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
@@ -55,6 +55,8 @@ export interface SyncPodOptions {
   apiData?: PodApiData;
   /** The shard's probe results for the pod's containers: a liveness or startup failure restarts one. */
   probeResults?: (runtime: RuntimePodStatus) => PodProbeResults;
+  /** Whether the pod's API status from this runtime state has a terminal phase (Succeeded or Failed). */
+  statusIsTerminal?: (runtime: RuntimePodStatus) => boolean;
 }
 
 /** Brings the runtime in line with the pod spec. */
@@ -68,6 +70,7 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
     : await getRuntimePodStatus(deps.cri, uid, name, namespace);
   const actions = computePodActions(pod, runtime, nowMs, options.probeResults?.(runtime));
   const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [], removedIds: [] };
+  if (podFinished(pod, runtime, actions, options)) return outcome;
   for (const entry of actions.backoff) {
     outcome.waitingReasons[entry.name] = { reason: 'CrashLoopBackOff', message: entry.message };
     const init = (pod.spec?.initContainers ?? []).some((c) => c.name === entry.name);
@@ -106,6 +109,20 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   if (outcome.startedInitId) noteInitContainerRecheck(outcome, outcome.startedInitId, deps.runtimeEventsLive?.() ?? false);
   outcome.removedIds = await removeDeadInstances(deps, outcome.runtime);
   return outcome;
+}
+
+/**
+ * A pod whose work is done (no container runs or will run again) and whose status
+ * is terminal is not killed here: as upstream's SyncPod, which returns isTerminal
+ * before containerRuntime.SyncPod, the sync ends with the terminal status, which
+ * the pod worker passes on (status manager, API server) before its
+ * SyncTerminatingPod stops the sandbox. A Job's completion is then not held up by a
+ * StopPodSandbox that takes long. Nothing of the pod runs any more, so the phase
+ * tells no lie about exclusive resources (upstream's mergePodStatus guard).
+ */
+function podFinished(pod: Pod, runtime: RuntimePodStatus, actions: PodActions, options: SyncPodOptions): boolean {
+  if (!actions.killPod || actions.createSandbox || runtime.containers.some(mayBeRunning)) return false;
+  return options.statusIsTerminal?.(runtime) ?? false;
 }
 
 /**

@@ -25,7 +25,7 @@ import { ProbeWorker, type ProbeWorkerHost } from './probe-worker.js';
 import type { ProbeRunner } from './prober.js';
 import { podIPOf } from './probe-target.js';
 
-/** Unhealthy events kept per pod until its next sync carries them to the main thread. */
+/** Unhealthy events kept per pod until its next sync sends them to the main thread (Shard.publishProbeEvents). */
 export const MAX_PENDING_PROBE_EVENTS_PER_POD = 20;
 /** Probe durations kept for the latency figures. */
 const RECENT_DURATIONS_KEPT = 4096;
@@ -139,7 +139,7 @@ export class ProberManager {
     return results;
   }
 
-  /** The probe events since the pod's last sync, for that sync's result. */
+  /** The probe events since they were last taken, for the pod's sync to send on. */
   takeEvents(uid: string): PodEventRecord[] {
     const events = this.pendingEvents.get(uid) ?? [];
     this.pendingEvents.delete(uid);

@@ -20,7 +20,6 @@ const host: PodSyncHost = {
     status: { phase: 'Running' },
     terminated: request.kind !== 'sync',
     errors: [],
-    events: [],
     runtimeObjects: {},
     actedOnObjects: {},
     removedObjectIds: [],

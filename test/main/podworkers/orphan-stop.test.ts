@@ -20,7 +20,7 @@ function setup() {
     runSync: async (request: SyncPodRequest): Promise<SyncPodResult> => {
       syncs.push(request);
       const uid = request.pod.metadata!.uid!;
-      return { uid, status: { phase: 'Failed' }, terminated: true, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] };
+      return { uid, status: { phase: 'Failed' }, terminated: true, errors: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] };
     },
     previousStatus: () => undefined,
     onSyncResult: () => undefined,

@@ -29,7 +29,7 @@ class ControlledHost implements PodSyncHost {
   /** Completes the oldest sync in flight. */
   async finish(status: Partial<SyncPodResult> = {}): Promise<void> {
     const request = this.requests[this.requests.length - this.pending.length];
-    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [], ...status } as SyncPodResult);
+    this.pending.shift()!({ uid: request.pod.metadata!.uid!, status: { phase: 'Running' }, terminated: false, errors: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [], ...status } as SyncPodResult);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

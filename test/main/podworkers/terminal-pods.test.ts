@@ -21,7 +21,7 @@ function host(previous: Record<string, PodStatus> = {}): PodSyncHost & { request
     async runSync(request) {
       requests.push(request);
       const status = previous[request.pod.metadata!.uid!] ?? request.pod.status ?? { phase: 'Running' };
-      return { uid: request.pod.metadata!.uid!, status, terminated: true, errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] } as SyncPodResult;
+      return { uid: request.pod.metadata!.uid!, status, terminated: true, errors: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] } as SyncPodResult;
     },
     previousStatus: (uid) => previous[uid],
     onSyncResult() {},

@@ -19,7 +19,7 @@ function pod(uid: string, image = 'busybox:1'): Pod {
 }
 
 function resultFor(request: SyncPodRequest, status: PodStatus): SyncPodResult {
-  return { uid: request.pod.metadata!.uid!, status, terminated: request.kind !== 'sync', errors: [], events: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] };
+  return { uid: request.pod.metadata!.uid!, status, terminated: request.kind !== 'sync', errors: [], runtimeObjects: {}, actedOnObjects: {}, removedObjectIds: [] };
 }
 
 /** A shard thread as far as this protocol goes: messages are copies, and what it syncs is recorded. */

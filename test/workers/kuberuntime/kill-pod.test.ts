@@ -27,7 +27,7 @@ function recordingDeps(): { deps: RuntimeDeps; calls: string[] } {
     stopPodSandbox: record('StopPodSandbox', 'pod_sandbox_id'),
     removePodSandbox: record('RemovePodSandbox', 'pod_sandbox_id'),
   } as unknown as CriClient;
-  const deps = { cri, settings: makeSettings(), logger: pino({ level: 'silent' }), events: [] } as unknown as RuntimeDeps;
+  const deps = { cri, settings: makeSettings(), logger: pino({ level: 'silent' }), publishEvent: () => undefined } as unknown as RuntimeDeps;
   return { deps, calls };
 }
 

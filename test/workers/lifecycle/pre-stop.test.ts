@@ -6,13 +6,15 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import type { CriClient } from '../../../src/shared/cri/client.js';
 import type { RuntimeContainer } from '../../../src/shared/runtime-pod.js';
+import type { PodEventRecord } from '../../../src/shared/shard-protocol.js';
 import type { Container, Pod } from '../../../src/shared/types.js';
 import { killContainer, killPod } from '../../../src/workers/kuberuntime/kill-pod.js';
 import type { RuntimeDeps } from '../../../src/workers/kuberuntime/runtime-deps.js';
 import { makeSettings, POD_UID } from '../kuberuntime/fixtures.js';
 
-function recordingDeps(execExitCode = 0): { deps: RuntimeDeps; calls: string[] } {
+function recordingDeps(execExitCode = 0): { deps: RuntimeDeps; calls: string[]; events: PodEventRecord[] } {
   const calls: string[] = [];
+  const events: PodEventRecord[] = [];
   const cri = {
     execSync: async (req: { container_id: string; cmd: string[] }) => {
       calls.push(`ExecSync ${req.container_id} ${req.cmd.join(' ')}`);
@@ -23,8 +25,9 @@ function recordingDeps(execExitCode = 0): { deps: RuntimeDeps; calls: string[] }
       return {};
     },
   } as unknown as CriClient;
-  const deps = { cri, settings: makeSettings(), logger: pino({ level: 'silent' }), events: [] } as unknown as RuntimeDeps;
-  return { deps, calls };
+  const publishEvent = (event: PodEventRecord) => void events.push(event);
+  const deps = { cri, settings: makeSettings(), logger: pino({ level: 'silent' }), publishEvent } as unknown as RuntimeDeps;
+  return { deps, calls, events };
 }
 
 const running: RuntimeContainer = {
@@ -37,19 +40,19 @@ function podWith(container: Partial<Container>): Pod {
 }
 
 test('the preStop exec hook runs before StopContainer', async () => {
-  const { deps, calls } = recordingDeps();
+  const { deps, calls, events } = recordingDeps();
   const pod = podWith({ lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo bye'] } } } });
   await killContainer(deps, running, 30, 'Stopping pod', { pod });
   assert.deepEqual(calls, ['ExecSync c1 sh -c echo bye', 'StopContainer c1 timeout=30']);
-  assert.deepEqual(deps.events.map((e) => e.reason), ['Killing']);
+  assert.deepEqual(events.map((e) => e.reason), ['Killing']);
 });
 
 test('a failing preStop hook is reported (without its output) and the container is stopped all the same', async () => {
-  const { deps, calls } = recordingDeps(1);
+  const { deps, calls, events } = recordingDeps(1);
   const pod = podWith({ lifecycle: { preStop: { exec: { command: ['false'] } } } });
   await killContainer(deps, running, 30, 'Stopping pod', { pod });
   assert.equal(calls.at(-1), 'StopContainer c1 timeout=30');
-  const failed = deps.events.find((e) => e.reason === 'FailedPreStopHook');
+  const failed = events.find((e) => e.reason === 'FailedPreStopHook');
   assert.equal(failed?.type, 'Warning');
   assert.equal(failed?.message, 'PreStopHook failed');
 });
@@ -70,11 +73,11 @@ test('a preStop hook that outlasts the grace period is given up on; StopContaine
 });
 
 test("a liveness kill uses the probe's terminationGracePeriodSeconds and says why in the Killing event", async () => {
-  const { deps, calls } = recordingDeps();
+  const { deps, calls, events } = recordingDeps();
   const pod = podWith({ livenessProbe: { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 } });
   await killContainer(deps, running, 30, 'LivenessProbe', { pod, eventMessage: 'Container app failed liveness probe, will be restarted' });
   assert.deepEqual(calls, ['StopContainer c1 timeout=7']);
-  assert.equal(deps.events[0].message, 'Container app failed liveness probe, will be restarted');
+  assert.equal(events[0].message, 'Container app failed liveness probe, will be restarted');
 });
 
 test("an orphan's preStop hook, restored from its container's annotation, still runs before the stop", async () => {
