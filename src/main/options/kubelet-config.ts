@@ -60,6 +60,9 @@ const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   podLogsDir: '/var/log/pods',
 };
 
+/** Upstream's default volumeStatsAggPeriod. */
+const DEFAULT_VOLUME_STATS_AGG_PERIOD_MS = 60_000;
+
 /** Duration fields a flag can set. */
 const DURATION_FIELDS = new Set(['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'runtimeRequestTimeout']);
 
@@ -85,7 +88,7 @@ const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
   evictionPressureTransitionPeriod: 300_000,
   streamingConnectionIdleTimeout: 14_400_000,
-  volumeStatsAggPeriod: 60_000,
+  volumeStatsAggPeriod: DEFAULT_VOLUME_STATS_AGG_PERIOD_MS,
   cpuManagerPolicy: 'none',
   cpuManagerReconcilePeriod: 10_000,
   memoryManagerPolicy: 'None',
@@ -331,6 +334,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     runtimeEndpoint,
     imageEndpoint: (fields.imageServiceEndpoint as string | undefined) || runtimeEndpoint,
     podLogsDir: fields.podLogsDir as string,
+    volumeStatsAggPeriodMs: volumeStatsAggPeriodMs(fields),
     workers: flags.workers ?? defaultWorkers(),
     verbosity: flags.verbosity ?? fileVerbosity(fields),
     // v1beta1's default is 0 (off) when a --config file omits it; without one, the legacy 10255.
@@ -358,6 +362,15 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     containerLogs: containerLogSettings(fields),
     nodeShutdown: nodeShutdownSettings(fields, flags),
   };
+}
+
+/**
+ * volumeStatsAggPeriod is a plain metav1.Duration upstream, not a pointer: its
+ * defaulting turns 0 (kubeadm writes "0s") into one minute, so only a negative
+ * period turns volume stats off.
+ */
+function volumeStatsAggPeriodMs(fields: Record<string, unknown>): number {
+  return (fields.volumeStatsAggPeriod as number | undefined) || DEFAULT_VOLUME_STATS_AGG_PERIOD_MS;
 }
 
 /** Upstream's logindConfigDirectory, where the kubelet's InhibitDelayMaxSec drop-in goes. */
