@@ -35,9 +35,14 @@ const WEBHOOK_TOKEN_CACHE_TTL_MS = 120_000;
 const WEBHOOK_AUTHORIZED_CACHE_TTL_MS = 300_000;
 const WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS = 30_000;
 
+/** Upstream's default volumeStatsAggPeriod. */
+const DEFAULT_VOLUME_STATS_AGG_PERIOD_MS = 60_000;
+
 /** Upstream defaults for fields whose Go type is not a pointer: a zero value ("", 0, "0s") also means unset. */
 const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   syncFrequency: SYNC_FREQUENCY_MS,
+  // kubeadm writes "0s"; upstream's defaulting makes it a minute, so only a negative period turns volume stats off.
+  volumeStatsAggPeriod: DEFAULT_VOLUME_STATS_AGG_PERIOD_MS,
   fileCheckFrequency: FILE_CHECK_FREQUENCY_MS,
   httpCheckFrequency: HTTP_CHECK_FREQUENCY_MS,
   address: '0.0.0.0',
@@ -59,9 +64,6 @@ const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   containerRuntimeEndpoint: DEFAULT_CONTAINER_RUNTIME_ENDPOINT,
   podLogsDir: '/var/log/pods',
 };
-
-/** Upstream's default volumeStatsAggPeriod. */
-const DEFAULT_VOLUME_STATS_AGG_PERIOD_MS = 60_000;
 
 /** Duration fields a flag can set. */
 const DURATION_FIELDS = new Set(['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'runtimeRequestTimeout']);
@@ -88,7 +90,6 @@ const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
   evictionPressureTransitionPeriod: 300_000,
   streamingConnectionIdleTimeout: 14_400_000,
-  volumeStatsAggPeriod: DEFAULT_VOLUME_STATS_AGG_PERIOD_MS,
   cpuManagerPolicy: 'none',
   cpuManagerReconcilePeriod: 10_000,
   memoryManagerPolicy: 'None',
@@ -334,7 +335,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     runtimeEndpoint,
     imageEndpoint: (fields.imageServiceEndpoint as string | undefined) || runtimeEndpoint,
     podLogsDir: fields.podLogsDir as string,
-    volumeStatsAggPeriodMs: volumeStatsAggPeriodMs(fields),
+    volumeStatsAggPeriodMs: fields.volumeStatsAggPeriod as number,
     workers: flags.workers ?? defaultWorkers(),
     verbosity: flags.verbosity ?? fileVerbosity(fields),
     // v1beta1's default is 0 (off) when a --config file omits it; without one, the legacy 10255.
@@ -362,15 +363,6 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     containerLogs: containerLogSettings(fields),
     nodeShutdown: nodeShutdownSettings(fields, flags),
   };
-}
-
-/**
- * volumeStatsAggPeriod is a plain metav1.Duration upstream, not a pointer: its
- * defaulting turns 0 (kubeadm writes "0s") into one minute, so only a negative
- * period turns volume stats off.
- */
-function volumeStatsAggPeriodMs(fields: Record<string, unknown>): number {
-  return (fields.volumeStatsAggPeriod as number | undefined) || DEFAULT_VOLUME_STATS_AGG_PERIOD_MS;
 }
 
 /** Upstream's logindConfigDirectory, where the kubelet's InhibitDelayMaxSec drop-in goes. */
