@@ -17,7 +17,8 @@ import type { Pod } from '../../shared/types.js';
 import { CpuUsageCache } from './cpu-usage-cache.js';
 import { runningContainersFrom, type RunningContainers } from './live-containers.js';
 import { fsCapacity, sampleNode, type NodeSample } from './node-stats.js';
-import { readPodCgroupSample, type PodCgroupSample } from './pod-cgroup-stats.js';
+import { PodCgroupSampler, type PodCgroupReader } from './pod-cgroup-sampler.js';
+import type { PodCgroupSample } from './pod-cgroup-stats.js';
 import { lacksPodFigures } from './pod-figures.js';
 import { fsStats, podStatsFromContainers, podStatsFromSandboxes, type FsCapacity, type PodStatsContext, type PodTimes } from './summary-mapping.js';
 import type { PodVolumeStats } from './volume-stats-cache.js';
@@ -38,7 +39,7 @@ export interface SummarySource {
   /** The latest measured volume figures of a pod (volume-stats-cache.ts). */
   volumeStats?(uid: string): PodVolumeStats | undefined;
   /** Reads a pod cgroup; tests give a fake. */
-  readPodCgroup?(settings: PodCgroupSettings, pod: Pod): Promise<PodCgroupSample | undefined>;
+  readPodCgroup?: PodCgroupReader;
   logger: Logger;
 }
 
@@ -49,10 +50,13 @@ const PROCESS_START_MS = Date.now() - process.uptime() * 1000;
 
 export class SummaryProvider {
   private readonly cpuCache = new CpuUsageCache();
+  private readonly podCgroupSampler: PodCgroupSampler;
   /** Learnt at the first UNIMPLEMENTED: asking again on every scrape would only cost a round trip. */
   private sandboxStatsUnimplemented = false;
 
-  constructor(private readonly source: SummarySource) {}
+  constructor(private readonly source: SummarySource) {
+    this.podCgroupSampler = new PodCgroupSampler(source.readPodCgroup);
+  }
 
   /** The whole summary, or with `onlyCpuAndMemory` what metrics-server and /metrics/resource read. */
   async summary(onlyCpuAndMemory: boolean): Promise<Summary> {
@@ -129,19 +133,13 @@ export class SummaryProvider {
 
   /** Pod cgroup figures of the pods the runtime sent no CPU or memory for, by UID; none without pod cgroups. */
   private async podCgroupSamples(sandboxes: cri.PodSandboxStats__Output[]): Promise<Map<string, PodCgroupSample>> {
-    const samplesByUid = new Map<string, PodCgroupSample>();
     const settings = this.source.podCgroups?.();
-    if (!settings) return samplesByUid;
-    const read = this.source.readPodCgroup ?? readPodCgroupSample;
-    await Promise.all(
-      sandboxes.filter(lacksPodFigures).map(async (sandbox) => {
-        const uid = sandbox.attributes?.metadata?.uid || sandbox.attributes?.labels[POD_UID_LABEL] || '';
-        const pod = this.source.pod?.(uid);
-        const sample = pod && (await read(settings, pod));
-        if (sample) samplesByUid.set(uid, sample);
-      }),
-    );
-    return samplesByUid;
+    if (!settings) return new Map();
+    const pods = sandboxes.filter(lacksPodFigures).flatMap((sandbox) => {
+      const pod = this.source.pod?.(sandbox.attributes?.metadata?.uid || sandbox.attributes?.labels[POD_UID_LABEL] || '');
+      return pod ? [pod] : [];
+    });
+    return this.podCgroupSampler.samples(settings, pods);
   }
 
   /** Writable layers live on the image filesystem, logs on the root dir's. */

@@ -42,7 +42,7 @@ test('v2: usage_usec in nanoseconds; the working set is memory.current less inac
 
 test('v1: cpuacct.usage, usage_in_bytes less total_inactive_file; the "unlimited" limit gives no available figure', () => {
   const sample = podSampleV1(
-    { cpuacctUsage: '123456789\n', memoryUsage: '8192\n', memoryLimit: '9223372036854771712\n', memoryStat: 'rss 1\ntotal_rss 4096\ntotal_inactive_file 1024\ninactive_file 9\ntotal_pgfault 5\ntotal_pgmajfault 1\n' },
+    { cpuacctUsage: '123456789\n', memoryUsage: '8192\n', memoryStat: 'rss 1\nhierarchical_memory_limit 9223372036854771712\ntotal_rss 4096\ntotal_inactive_file 1024\ninactive_file 9\ntotal_pgfault 5\ntotal_pgmajfault 1\n' },
     AT_NS,
   );
   assert.deepEqual(sample, { timestampNs: AT_NS, usageCoreNanoSeconds: 123456789, usageBytes: 8192, workingSetBytes: 7168, availableBytes: undefined, rssBytes: 4096, pageFaults: 5, majorPageFaults: 1 });
@@ -65,7 +65,9 @@ test('v1 and hybrid with the cgroupfs driver: cpuacct and memory read from their
     const memoryMount = join(root, 'memory');
     const path = join('kubepods', 'burstable', `pod${UID}`);
     write(join(cpuMount, path), { 'cpuacct.usage': '5000000000\n' });
-    write(join(memoryMount, path), { 'memory.usage_in_bytes': '65536\n', 'memory.limit_in_bytes': '131072\n', 'memory.stat': 'total_inactive_file 0\ntotal_rss 60000\n' });
+    // A memory.stat longer than one read, as on a real host, with the keys that matter at its end.
+    const padding = Array.from({ length: 300 }, (_, i) => `unrelated_${i} ${i}`).join('\n');
+    write(join(memoryMount, path), { 'memory.usage_in_bytes': '65536\n', 'memory.stat': `${padding}\nhierarchical_memory_limit 131072\ntotal_inactive_file 0\ntotal_rss 60000\n` });
     const layout: CgroupLayout = { version: 'v1', mounts: { cpu: cpuMount, cpuacct: cpuMount, memory: memoryMount }, description: 'v1' };
     if (hybrid) layout.hybridUnified = join(root, 'unified');
     const sample = await readPodCgroupSample({ layout, driver: 'cgroupfs', root: [] }, POD);
