@@ -356,5 +356,7 @@ test('volumeStatsAggPeriod: a minute by default, the file’s or the flag’s pe
   assert.equal(mergeFlags(undefined, {}, env).volumeStatsAggPeriodMs, 60_000);
   assert.equal(mergeFlags(parseKubeletConfig(`${header}volumeStatsAggPeriod: 2m\n`, 'k.yaml'), {}, env).volumeStatsAggPeriodMs, 120_000);
   assert.equal(mergeFlags(parseKubeletConfig(`${header}volumeStatsAggPeriod: -1s\n`, 'k.yaml'), {}, env).volumeStatsAggPeriodMs, -1000);
-  assert.equal(mergeFlags(undefined, parseFlags(['--volume-stats-agg-period=5s']), env).volumeStatsAggPeriodMs, 5000);
+  const viaFlag = mergeFlags(undefined, parseFlags(['--volume-stats-agg-period=5s']), env);
+  assert.equal(viaFlag.volumeStatsAggPeriodMs, 5000);
+  assert.deepEqual(viaFlag.startupNotices.notActedOn, [], 'no longer named as accepted but not acted on');
 });
