@@ -49,3 +49,8 @@ export function liveContainerStats(stats: readonly cri.ContainerStats__Output[],
   }
   return [...byPodAndName.values()];
 }
+
+/** How many of these instances are live: running ones, or without the running set, those with figures. */
+export function liveCount(stats: readonly cri.ContainerStats__Output[], running: RunningContainers | undefined): number {
+  return stats.filter((entry) => (running ? running.has(entry.attributes?.id ?? '') : hasFigures(entry))).length;
+}

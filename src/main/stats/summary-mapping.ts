@@ -9,7 +9,7 @@
 import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
 import type * as cri from '../../shared/cri/types.js';
 import type { CpuUsageCache } from './cpu-usage-cache.js';
-import { liveContainerStats, type RunningContainers } from './live-containers.js';
+import { liveContainerStats, liveCount, type RunningContainers } from './live-containers.js';
 import type { PodCgroupSample } from './pod-cgroup-stats.js';
 import { cgroupCpu, cgroupMemory, lacksPodFigures, summedCpu, summedMemory } from './pod-figures.js';
 import type { PodVolumeStats } from './volume-stats-cache.js';
@@ -180,12 +180,16 @@ function podRefOf(labels: Record<string, string>, metadata: cri.PodSandboxMetada
 }
 
 /**
- * A pod whose sandbox was recreated may be listed twice: keep the sandbox running
- * containers, then the newer figures, as upstream keeps only a pod's latest sandbox.
+ * A pod whose sandbox was recreated may be listed twice: keep the sandbox with more
+ * live containers (an old one on containerd 2.x lists its exited instances), then the
+ * newer figures, as upstream keeps only a pod's latest sandbox.
  */
-function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodSandboxStats__Output[] {
+function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[], running: RunningContainers | undefined): cri.PodSandboxStats__Output[] {
   const byUid = new Map<string, cri.PodSandboxStats__Output>();
-  const rank = (s: cri.PodSandboxStats__Output): [number, number] => [s.linux?.containers.length ?? 0, Number(s.linux?.cpu?.timestamp ?? 0)];
+  const rank = (s: cri.PodSandboxStats__Output): [number, number] => {
+    const containers = s.linux?.containers ?? [];
+    return [liveCount(containers, running), Number(s.linux?.cpu?.timestamp ?? latestSampleNs(containers))];
+  };
   for (const sandbox of sandboxes) {
     const uid = podRefOf(sandbox.attributes?.labels ?? {}, sandbox.attributes?.metadata).uid;
     const held = byUid.get(uid);
@@ -202,7 +206,7 @@ function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodS
 
 /** One PodStats per pod the runtime reported sandboxes of (ListPodSandboxStats). */
 export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], ctx: PodStatsContext): PodStats[] {
-  return latestSandboxPerPod(sandboxes).map((sandbox) => {
+  return latestSandboxPerPod(sandboxes, ctx.running).map((sandbox) => {
     const attributes = sandbox.attributes;
     const podRef = podRefOf(attributes?.labels ?? {}, attributes?.metadata);
     const times = ctx.podTimes(podRef.uid);

@@ -249,3 +249,14 @@ test('measured volumes are the pod’s volume entries; the local ephemeral ones 
   const [bare] = podStatsFromSandboxes([sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS)])], context());
   assert.equal(bare.volume, undefined, 'no volume key before a pod’s volumes are measured (upstream’s omitempty)');
 });
+
+test('containerd 2.x: a recreated sandbox’s old one, listing more exited instances, does not hide the current one', () => {
+  const base = sandboxStats(T0_NS - 60 * SECOND_NS, [exitedInstance('app', 'c-dead-1'), exitedInstance('sidecar', 'c-dead-2')]);
+  const old = { ...base, attributes: { ...base.attributes!, id: 'sb-old' } };
+  const current = sandboxStats(T0_NS - 120 * SECOND_NS, [containerStats('app', SECOND_NS, 1024, T0_NS, 'c-live')]);
+  for (const running of [new Map([['c-live', T0_NS]]), undefined]) {
+    const pods = podStatsFromSandboxes([old, current], { ...context(), running });
+    assert.equal(pods.length, 1);
+    assert.deepEqual(pods[0].containers.map((c) => c.memory?.workingSetBytes), [1024], running ? 'with the running list' : 'without it');
+  }
+});
