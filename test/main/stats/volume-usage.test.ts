@@ -6,7 +6,7 @@ import { linkSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { diskUsage, volumeUsage } from '../../../src/main/stats/volume-usage.js';
+import { diskUsage, volumeUsage, type WalkLimits } from '../../../src/main/stats/volume-usage.js';
 import { ErrorCodes } from '../../../src/shared/errors.js';
 
 const BIG_BYTES = 4 * 1024 * 1024;
@@ -15,7 +15,7 @@ function blocksOf(...paths: string[]): number {
   return paths.reduce((sum, path) => sum + lstatSync(path).blocks * 512, 0);
 }
 
-function limits(overrides: Partial<{ maxEntries: number; maxDepth: number }> = {}) {
+function limits(overrides: Partial<{ maxEntries: number; maxDepth: number }> = {}): WalkLimits {
   return { maxEntries: 1000, maxDepth: 16, deadlineMs: Date.now() + 60_000, ...overrides };
 }
 
@@ -39,6 +39,9 @@ test('blocks and inodes of everything in the volume, each inode once; symlinks c
   assert.equal(usage.usedBytes, blocksOf(...counted));
   assert.ok(usage.usedBytes < BIG_BYTES, `nothing behind a symlink is counted (${usage.usedBytes} bytes)`);
 
+  const streamed = await diskUsage(volume, { ...limits(), listAtOnceMaxBytes: 0n });
+  assert.deepEqual(streamed, usage, 'every directory streamed (as a huge one would be) counts the same');
+
   const withCapacity = await volumeUsage(volume, limits());
   assert.ok(withCapacity.capacityBytes > 0 && withCapacity.inodes > 0, 'the filesystem’s capacity by statfs');
   assert.equal(withCapacity.usedBytes, usage.usedBytes);
@@ -59,4 +62,5 @@ test('a walk deeper or larger than its limits stops with SHARDLET_VOLUME_STATS_F
   mkdirSync(join(base, 'wide'));
   for (let i = 0; i < 10; i++) writeFileSync(join(base, 'wide', `f${i}`), '');
   await assert.rejects(diskUsage(join(base, 'wide'), limits({ maxEntries: 5 })), { code: ErrorCodes.VOLUME_STATS_FAILED });
+  await assert.rejects(diskUsage(join(base, 'wide'), { ...limits({ maxEntries: 5 }), listAtOnceMaxBytes: 0n }), { code: ErrorCodes.VOLUME_STATS_FAILED });
 });
