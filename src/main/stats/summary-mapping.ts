@@ -230,25 +230,21 @@ export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], 
 }
 
 /**
- * Pods built from container stats alone: grouped by the pod labels every container
- * carries, one entry per container name (the latest sample wins when a restarted
- * container's predecessor is still listed), pod CPU and memory the containers' sums.
+ * Pods built from container stats alone: the live containers (one per name, see
+ * live-containers.ts) grouped by the pod labels every container carries, pod CPU and
+ * memory the containers' sums.
  */
 export function podStatsFromContainers(stats: cri.ContainerStats__Output[], ctx: PodStatsContext): PodStats[] {
-  const byPod = new Map<string, { podRef: PodStats['podRef']; byName: Map<string, cri.ContainerStats__Output> }>();
+  const byPod = new Map<string, { podRef: PodStats['podRef']; entries: cri.ContainerStats__Output[] }>();
   for (const entry of liveContainerStats(stats, ctx.running)) {
-    const labels = entry.attributes?.labels ?? {};
-    const podRef = podRefOf(labels, null);
+    const podRef = podRefOf(entry.attributes?.labels ?? {}, null);
     if (!podRef.uid) continue;
     let group = byPod.get(podRef.uid);
-    if (!group) byPod.set(podRef.uid, (group = { podRef, byName: new Map() }));
-    const name = entry.attributes?.metadata?.name || labels[CONTAINER_NAME_LABEL] || '';
-    const held = group.byName.get(name);
-    if (!held || Number(entry.cpu?.timestamp ?? 0) > Number(held.cpu?.timestamp ?? 0)) group.byName.set(name, entry);
+    if (!group) byPod.set(podRef.uid, (group = { podRef, entries: [] }));
+    group.entries.push(entry);
   }
-  return [...byPod.values()].map(({ podRef, byName }) => {
+  return [...byPod.values()].map(({ podRef, entries }) => {
     const times = ctx.podTimes(podRef.uid);
-    const entries = [...byName.values()];
     const containers = entries.map((entry) => containerStats(entry, times, ctx));
     const latestNs = latestSampleNs(entries);
     const pod: PodStats = {
