@@ -45,6 +45,7 @@ import { isApiPod, podRef } from '../shared/pod-kinds.js';
 import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metrics.js';
 import { SummaryProvider } from './stats/summary-provider.js';
 import { podTimesFromStatus } from './stats/pod-times.js';
+import { VolumeStatsCache } from './stats/volume-stats-cache.js';
 
 type ClusterMode = typeof import('./cluster-mode.js');
 
@@ -76,6 +77,10 @@ export class Kubelet {
   readonly metrics: KubeletMetrics;
   /** /stats/summary and /metrics/resource. */
   readonly summary: SummaryProvider;
+  /** Pod volume usage, measured every volumeStatsAggPeriod for /stats/summary. */
+  private readonly volumeStats: VolumeStatsCache;
+  /** The pod cgroup layout once set up (undefined with cgroupsPerQOS off): the summary reads pod cgroups the runtime gives no figures for. */
+  private podCgroups?: PodCgroupSettings;
   private shards?: ShardPool;
   private podWorkers?: PodWorkers;
   private storage?: PodStorage;
@@ -120,8 +125,12 @@ export class Kubelet {
       rootDir: options.rootDir,
       cri: () => this.apiCri,
       podTimes: (uid) => podTimesFromStatus(this.statuses.get(uid)),
+      pod: (uid) => this.podManager.get(uid),
+      podCgroups: () => this.podCgroups,
+      volumeStats: (uid) => this.volumeStats.get(uid),
       logger,
     });
+    this.volumeStats = new VolumeStatsCache({ rootDir: options.rootDir, periodMs: options.volumeStatsAggPeriodMs, pods: () => this.podManager.pods(), logger });
     this.statuses.onChange(({ pod, status }) => {
       const started = this.startup.observe(pod, status);
       if (started) this.metrics.observePodStarted(started);
@@ -151,6 +160,7 @@ export class Kubelet {
     this.containerLogs.start();
 
     const podCgroups = await this.protection.prepareCgroups();
+    this.podCgroups = podCgroups;
 
     const pulls = new PullCoordinator({
       serializeImagePulls: options.serializeImagePulls,
@@ -216,6 +226,7 @@ export class Kubelet {
     await this.takeRuntimeInventory();
     await this.startSources();
     this.startTimers();
+    this.volumeStats.start();
     this.startNodeProtection();
     this.started = true;
   }
@@ -223,6 +234,7 @@ export class Kubelet {
   async stop(): Promise<void> {
     this.abort.abort();
     for (const timer of this.timers) clearInterval(timer);
+    this.volumeStats.stop();
     await this.protection.stop();
     setProbeCountSource(undefined);
     await Promise.all(this.sources.map((source) => source.stop()));

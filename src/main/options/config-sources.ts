@@ -69,6 +69,8 @@ const ACTED_ON_FIELDS = new Set([
   'authentication', 'authorization', 'enableDebuggingHandlers', 'healthzPort', 'healthzBindAddress',
   // The sysctl admission's allowlist.
   'allowedUnsafeSysctls',
+  // How often /stats/summary's pod volumes are measured.
+  'volumeStatsAggPeriod',
 ]);
 
 /** Upstream flags outside the config that shardlet acts on (its own flags.ts fields are all acted on). */

@@ -35,9 +35,14 @@ const WEBHOOK_TOKEN_CACHE_TTL_MS = 120_000;
 const WEBHOOK_AUTHORIZED_CACHE_TTL_MS = 300_000;
 const WEBHOOK_UNAUTHORIZED_CACHE_TTL_MS = 30_000;
 
+/** Upstream's default volumeStatsAggPeriod. */
+const DEFAULT_VOLUME_STATS_AGG_PERIOD_MS = 60_000;
+
 /** Upstream defaults for fields whose Go type is not a pointer: a zero value ("", 0, "0s") also means unset. */
 const ZERO_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   syncFrequency: SYNC_FREQUENCY_MS,
+  // kubeadm writes "0s"; upstream's defaulting makes it a minute, so only a negative period turns volume stats off.
+  volumeStatsAggPeriod: DEFAULT_VOLUME_STATS_AGG_PERIOD_MS,
   fileCheckFrequency: FILE_CHECK_FREQUENCY_MS,
   httpCheckFrequency: HTTP_CHECK_FREQUENCY_MS,
   address: '0.0.0.0',
@@ -85,7 +90,6 @@ const NIL_MEANS_DEFAULT: Readonly<Record<string, unknown>> = {
   evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
   evictionPressureTransitionPeriod: 300_000,
   streamingConnectionIdleTimeout: 14_400_000,
-  volumeStatsAggPeriod: 60_000,
   cpuManagerPolicy: 'none',
   cpuManagerReconcilePeriod: 10_000,
   memoryManagerPolicy: 'None',
@@ -331,6 +335,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     runtimeEndpoint,
     imageEndpoint: (fields.imageServiceEndpoint as string | undefined) || runtimeEndpoint,
     podLogsDir: fields.podLogsDir as string,
+    volumeStatsAggPeriodMs: fields.volumeStatsAggPeriod as number,
     workers: flags.workers ?? defaultWorkers(),
     verbosity: flags.verbosity ?? fileVerbosity(fields),
     // v1beta1's default is 0 (off) when a --config file omits it; without one, the legacy 10255.

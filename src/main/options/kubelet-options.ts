@@ -111,6 +111,8 @@ export interface KubeletOptions {
   imageEndpoint: string;
   rootDir: string;
   podLogsDir: string;
+  /** volumeStatsAggPeriod: how often each pod's volumes are measured; negative turns volume stats off. */
+  volumeStatsAggPeriodMs: number;
   /** Shard worker threads; 0 runs shard code on the main thread. */
   workers: number;
   /** klog-style verbosity, 0–10. */

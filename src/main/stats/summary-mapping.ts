@@ -1,11 +1,18 @@
 // CRI stats as Summary API pod stats, as upstream's CRI stats provider builds them
 // (pkg/kubelet/stats/cri_stats_provider.go): from ListPodSandboxStats when the
 // runtime has it, else from ListContainerStats grouped by the pod labels and summed
-// (for runtimes that answer UNIMPLEMENTED for sandbox stats). Pure: the caller makes the
-// CRI calls and supplies what the kubelet knows (start times, filesystem capacity).
+// (for runtimes that answer UNIMPLEMENTED for sandbox stats). Only running
+// containers count (live-containers.ts); a pod the runtime gives no CPU or memory
+// for gets its cgroup's or its containers' (pod-figures.ts); its volumes come from
+// the volume stats cache. Pure: the caller makes the CRI calls and reads, and
+// supplies what the kubelet knows (start times, filesystem capacity, volumes).
 import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../shared/labels.js';
 import type * as cri from '../../shared/cri/types.js';
 import type { CpuUsageCache } from './cpu-usage-cache.js';
+import { liveContainerStats, liveCount, type RunningContainers } from './live-containers.js';
+import type { PodCgroupSample } from './pod-cgroup-stats.js';
+import { cgroupCpu, cgroupMemory, lacksPodFigures, summedCpu, summedMemory } from './pod-figures.js';
+import type { PodVolumeStats } from './volume-stats-cache.js';
 import {
   summaryTimeFromNs,
   type ContainerStats,
@@ -42,6 +49,12 @@ export interface PodStatsContext {
   logsCapacity?: FsCapacity;
   /** metrics-server's ?only_cpu_and_memory=true: no network, filesystems or processes. */
   onlyCpuAndMemory: boolean;
+  /** The running containers (ListContainers); undefined when the runtime did not say. */
+  running?: RunningContainers;
+  /** Pod cgroup figures, by pod UID, of the pods the runtime gave no CPU or memory for. */
+  podCgroupSamples?: ReadonlyMap<string, PodCgroupSample>;
+  /** The volume stats cache's latest figures of a pod. */
+  volumeStats?(uid: string): PodVolumeStats | undefined;
 }
 
 type UInt64 = cri.UInt64Value__Output | null | undefined;
@@ -132,15 +145,30 @@ function containerStats(stats: cri.ContainerStats__Output, times: PodTimes | und
   return entry;
 }
 
-/** A pod's ephemeral storage: its containers' writable layers (and logs, when measured). */
-function ephemeralStorage(containers: ContainerStats[], capacity: FsCapacity | undefined, timeNs: number): FsStats {
+/**
+ * A pod's ephemeral storage: its containers' writable layers (and logs, when
+ * measured) and its local ephemeral volumes, as upstream's calcEphemeralStorage.
+ */
+function ephemeralStorage(containers: ContainerStats[], volumes: PodVolumeStats | undefined, capacity: FsCapacity | undefined, timeNs: number): FsStats {
   let usedBytes = 0;
   let inodesUsed = 0;
   for (const container of containers) {
     usedBytes += (container.rootfs?.usedBytes ?? 0) + (container.logs?.usedBytes ?? 0);
     inodesUsed += (container.rootfs?.inodesUsed ?? 0) + (container.logs?.inodesUsed ?? 0);
   }
+  for (const volume of volumes?.localEphemeral ?? []) {
+    usedBytes += volume.usedBytes ?? 0;
+    inodesUsed += volume.inodesUsed ?? 0;
+  }
   return { ...fsStats(null, capacity, timeNs)!, usedBytes, inodesUsed };
+}
+
+/** The filesystem figures of a pod: ephemeral storage and, once measured, its volumes. */
+function addStorage(pod: PodStats, containers: ContainerStats[], ctx: PodStatsContext, timeNs: number): void {
+  const volumes = ctx.volumeStats?.(pod.podRef.uid);
+  pod['ephemeral-storage'] = ephemeralStorage(containers, volumes, ctx.rootfsCapacity, timeNs);
+  const all = volumes ? [...volumes.localEphemeral, ...volumes.other] : [];
+  if (all.length > 0) pod.volume = all;
 }
 
 function podRefOf(labels: Record<string, string>, metadata: cri.PodSandboxMetadata__Output | null | undefined): PodStats['podRef'] {
@@ -152,12 +180,16 @@ function podRefOf(labels: Record<string, string>, metadata: cri.PodSandboxMetada
 }
 
 /**
- * A pod whose sandbox was recreated may be listed twice: keep the sandbox running
- * containers, then the newer figures, as upstream keeps only a pod's latest sandbox.
+ * A pod whose sandbox was recreated may be listed twice: keep the sandbox with more
+ * live containers (an old one on containerd 2.x lists its exited instances), then the
+ * newer figures, as upstream keeps only a pod's latest sandbox.
  */
-function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodSandboxStats__Output[] {
+function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[], running: RunningContainers | undefined): cri.PodSandboxStats__Output[] {
   const byUid = new Map<string, cri.PodSandboxStats__Output>();
-  const rank = (s: cri.PodSandboxStats__Output): [number, number] => [s.linux?.containers.length ?? 0, Number(s.linux?.cpu?.timestamp ?? 0)];
+  const rank = (s: cri.PodSandboxStats__Output): [number, number] => {
+    const containers = s.linux?.containers ?? [];
+    return [liveCount(containers, running), Number(s.linux?.cpu?.timestamp ?? latestSampleNs(containers))];
+  };
   for (const sandbox of sandboxes) {
     const uid = podRefOf(sandbox.attributes?.labels ?? {}, sandbox.attributes?.metadata).uid;
     const held = byUid.get(uid);
@@ -174,22 +206,22 @@ function latestSandboxPerPod(sandboxes: cri.PodSandboxStats__Output[]): cri.PodS
 
 /** One PodStats per pod the runtime reported sandboxes of (ListPodSandboxStats). */
 export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], ctx: PodStatsContext): PodStats[] {
-  return latestSandboxPerPod(sandboxes).map((sandbox) => {
+  return latestSandboxPerPod(sandboxes, ctx.running).map((sandbox) => {
     const attributes = sandbox.attributes;
     const podRef = podRefOf(attributes?.labels ?? {}, attributes?.metadata);
     const times = ctx.podTimes(podRef.uid);
     const linux = sandbox.linux;
-    const containers = (linux?.containers ?? []).map((stats) => containerStats(stats, times, ctx));
+    const live = liveContainerStats(linux?.containers ?? [], ctx.running);
+    const containers = live.map((stats) => containerStats(stats, times, ctx));
     const pod: PodStats = {
       podRef,
       startTime: startTime(times?.startTimeMs),
       containers,
-      cpu: cpuStats(linux?.cpu, `pod/${attributes?.id ?? ''}`, ctx.cpuCache),
-      memory: memoryStats(linux?.memory),
+      ...podCpuAndMemory(sandbox, podRef.uid, containers, live, ctx),
     };
     if (!ctx.onlyCpuAndMemory) {
       pod.network = networkStats(linux?.network);
-      pod['ephemeral-storage'] = ephemeralStorage(containers, ctx.rootfsCapacity, Number(linux?.cpu?.timestamp ?? 0));
+      addStorage(pod, containers, ctx, Number(linux?.cpu?.timestamp ?? latestSampleNs(live)));
       const processCount = value(linux?.process?.process_count);
       if (processCount !== undefined) pod.process_stats = { process_count: processCount };
     }
@@ -198,27 +230,23 @@ export function podStatsFromSandboxes(sandboxes: cri.PodSandboxStats__Output[], 
 }
 
 /**
- * Pods built from container stats alone: grouped by the pod labels every container
- * carries, one entry per container name (the latest sample wins when a restarted
- * container's predecessor is still listed), pod CPU and memory the containers' sums.
+ * Pods built from container stats alone: the live containers (one per name, see
+ * live-containers.ts) grouped by the pod labels every container carries, pod CPU and
+ * memory the containers' sums.
  */
 export function podStatsFromContainers(stats: cri.ContainerStats__Output[], ctx: PodStatsContext): PodStats[] {
-  const byPod = new Map<string, { podRef: PodStats['podRef']; byName: Map<string, cri.ContainerStats__Output> }>();
-  for (const entry of stats) {
-    const labels = entry.attributes?.labels ?? {};
-    const podRef = podRefOf(labels, null);
+  const byPod = new Map<string, { podRef: PodStats['podRef']; entries: cri.ContainerStats__Output[] }>();
+  for (const entry of liveContainerStats(stats, ctx.running)) {
+    const podRef = podRefOf(entry.attributes?.labels ?? {}, null);
     if (!podRef.uid) continue;
     let group = byPod.get(podRef.uid);
-    if (!group) byPod.set(podRef.uid, (group = { podRef, byName: new Map() }));
-    const name = entry.attributes?.metadata?.name || labels[CONTAINER_NAME_LABEL] || '';
-    const held = group.byName.get(name);
-    if (!held || Number(entry.cpu?.timestamp ?? 0) > Number(held.cpu?.timestamp ?? 0)) group.byName.set(name, entry);
+    if (!group) byPod.set(podRef.uid, (group = { podRef, entries: [] }));
+    group.entries.push(entry);
   }
-  return [...byPod.values()].map(({ podRef, byName }) => {
+  return [...byPod.values()].map(({ podRef, entries }) => {
     const times = ctx.podTimes(podRef.uid);
-    const entries = [...byName.values()];
     const containers = entries.map((entry) => containerStats(entry, times, ctx));
-    const latestNs = Math.max(0, ...entries.map((entry) => Number(entry.cpu?.timestamp ?? 0)));
+    const latestNs = latestSampleNs(entries);
     const pod: PodStats = {
       podRef,
       startTime: startTime(times?.startTimeMs),
@@ -226,26 +254,25 @@ export function podStatsFromContainers(stats: cri.ContainerStats__Output[], ctx:
       cpu: summedCpu(containers, `pod/${podRef.uid}`, latestNs, ctx.cpuCache),
       memory: summedMemory(containers, latestNs),
     };
-    if (!ctx.onlyCpuAndMemory) pod['ephemeral-storage'] = ephemeralStorage(containers, ctx.rootfsCapacity, latestNs);
+    if (!ctx.onlyCpuAndMemory) addStorage(pod, containers, ctx, latestNs);
     return pod;
   });
 }
 
-function summedCpu(containers: ContainerStats[], cacheId: string, timeNs: number, cache: CpuUsageCache): CPUStats | undefined {
-  if (!containers.some((c) => c.cpu?.usageCoreNanoSeconds !== undefined)) return undefined;
-  const usageCoreNanoSeconds = containers.reduce((sum, c) => sum + (c.cpu?.usageCoreNanoSeconds ?? 0), 0);
-  return { time: timeOf(timeNs), usageNanoCores: cache.usageNanoCores(cacheId, usageCoreNanoSeconds, timeNs), usageCoreNanoSeconds };
+function latestSampleNs(entries: cri.ContainerStats__Output[]): number {
+  return Math.max(0, ...entries.map((entry) => Number(entry.cpu?.timestamp ?? 0)));
 }
 
-function summedMemory(containers: ContainerStats[], timeNs: number): MemoryStats | undefined {
-  if (!containers.some((c) => c.memory?.workingSetBytes !== undefined)) return undefined;
-  const sum = (pick: (m: MemoryStats) => number | undefined) => containers.reduce((total, c) => total + (c.memory ? (pick(c.memory) ?? 0) : 0), 0);
-  return {
-    time: timeOf(timeNs),
-    usageBytes: sum((m) => m.usageBytes),
-    workingSetBytes: sum((m) => m.workingSetBytes),
-    rssBytes: sum((m) => m.rssBytes),
-    pageFaults: sum((m) => m.pageFaults),
-    majorPageFaults: sum((m) => m.majorPageFaults),
-  };
+/** The runtime's pod figures; where it has none, the pod cgroup's, else the sum of its live containers'. */
+function podCpuAndMemory(sandbox: cri.PodSandboxStats__Output, uid: string, containers: ContainerStats[], live: cri.ContainerStats__Output[], ctx: PodStatsContext): Pick<PodStats, 'cpu' | 'memory'> {
+  const sandboxId = sandbox.attributes?.id ?? '';
+  const linux = sandbox.linux;
+  if (!lacksPodFigures(sandbox)) return { cpu: cpuStats(linux?.cpu, `pod/${sandboxId}`, ctx.cpuCache), memory: memoryStats(linux?.memory) };
+  const sample = ctx.podCgroupSamples?.get(uid);
+  const latestNs = latestSampleNs(live);
+  const cpu = linux?.cpu?.usage_core_nano_seconds != null
+    ? cpuStats(linux.cpu, `pod/${sandboxId}`, ctx.cpuCache)
+    : (cgroupCpu(sample, `pod-cgroup/${sandboxId}`, ctx.cpuCache) ?? summedCpu(containers, `pod-sum/${sandboxId}`, latestNs, ctx.cpuCache));
+  const memory = linux?.memory?.working_set_bytes != null ? memoryStats(linux.memory) : (cgroupMemory(sample) ?? summedMemory(containers, latestNs));
+  return { cpu, memory };
 }

@@ -1,16 +1,27 @@
 // /stats/summary's producer, as upstream's SummaryProvider over the CRI stats
 // provider: pod and container figures from the runtime (ListPodSandboxStats, or
-// ListContainerStats when the runtime does not implement sandbox stats), the image
-// filesystem from ImageFsInfo, the node's own figures from /proc and statfs. Runs on
-// the main thread through the kubelet API's own CRI channel; at 500 pods one request
-// is two CRI list calls, a few /proc reads and a pass over the reply.
+// ListContainerStats when the runtime does not implement sandbox stats) for the
+// running containers ListContainers names, the image filesystem from ImageFsInfo,
+// the node's own figures from /proc and statfs, volumes from the volume stats cache.
+// A pod the runtime gives no CPU or memory for (CRI-O) is read from its pod cgroup.
+// Runs on the main thread through the kubelet API's own CRI channel; at 500 pods one
+// request is three CRI list calls, a few /proc reads and a pass over the reply.
 import type { Logger } from 'pino';
 import { isUnimplemented, type CriClient } from '../../shared/cri/client.js';
 import type * as cri from '../../shared/cri/types.js';
+import { ContainerState } from '../../shared/cri/types.js';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
+import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
+import { POD_UID_LABEL } from '../../shared/labels.js';
+import type { Pod } from '../../shared/types.js';
 import { CpuUsageCache } from './cpu-usage-cache.js';
+import { runningContainersFrom, type RunningContainers } from './live-containers.js';
 import { fsCapacity, sampleNode, type NodeSample } from './node-stats.js';
+import { PodCgroupSampler, type PodCgroupReader } from './pod-cgroup-sampler.js';
+import type { PodCgroupSample } from './pod-cgroup-stats.js';
+import { lacksPodFigures } from './pod-figures.js';
 import { fsStats, podStatsFromContainers, podStatsFromSandboxes, type FsCapacity, type PodStatsContext, type PodTimes } from './summary-mapping.js';
+import type { PodVolumeStats } from './volume-stats-cache.js';
 import { summaryTime, type ContainerStats, type CPUStats, type FsStats, type MemoryStats, type NodeStats, type PodStats, type Summary } from './summary-types.js';
 
 export interface SummarySource {
@@ -21,6 +32,14 @@ export interface SummarySource {
   cri(): CriClient | undefined;
   /** Start times the kubelet's pod statuses hold. */
   podTimes(uid: string): PodTimes | undefined;
+  /** The kubelet's pod of this UID (its QoS class names its cgroup). */
+  pod?(uid: string): Pod | undefined;
+  /** The pod cgroup layout; undefined with cgroupsPerQOS off or before the cgroups are set up. */
+  podCgroups?(): PodCgroupSettings | undefined;
+  /** The latest measured volume figures of a pod (volume-stats-cache.ts). */
+  volumeStats?(uid: string): PodVolumeStats | undefined;
+  /** Reads a pod cgroup; tests give a fake. */
+  readPodCgroup?: PodCgroupReader;
   logger: Logger;
 }
 
@@ -31,10 +50,13 @@ const PROCESS_START_MS = Date.now() - process.uptime() * 1000;
 
 export class SummaryProvider {
   private readonly cpuCache = new CpuUsageCache();
+  private readonly podCgroupSampler: PodCgroupSampler;
   /** Learnt at the first UNIMPLEMENTED: asking again on every scrape would only cost a round trip. */
   private sandboxStatsUnimplemented = false;
 
-  constructor(private readonly source: SummarySource) {}
+  constructor(private readonly source: SummarySource) {
+    this.podCgroupSampler = new PodCgroupSampler(source.readPodCgroup);
+  }
 
   /** The whole summary, or with `onlyCpuAndMemory` what metrics-server and /metrics/resource read. */
   async summary(onlyCpuAndMemory: boolean): Promise<Summary> {
@@ -65,6 +87,7 @@ export class SummaryProvider {
   }
 
   private async podStats(cri: CriClient, onlyCpuAndMemory: boolean, imageFsInfo: Promise<ImageFsInfo | undefined>): Promise<PodStats[]> {
+    const running = this.runningContainers(cri);
     const [rootfsCapacity, logsCapacity] = onlyCpuAndMemory ? [] : await this.capacities(imageFsInfo);
     const ctx: PodStatsContext = {
       cpuCache: this.cpuCache,
@@ -72,11 +95,13 @@ export class SummaryProvider {
       rootfsCapacity,
       logsCapacity,
       onlyCpuAndMemory,
+      volumeStats: this.source.volumeStats ? (uid) => this.source.volumeStats!(uid) : undefined,
     };
     if (!this.sandboxStatsUnimplemented) {
       try {
         const reply = await cri.listPodSandboxStats({});
-        return podStatsFromSandboxes(reply.stats, ctx);
+        const [runningContainers, podCgroupSamples] = await Promise.all([running, this.podCgroupSamples(reply.stats)]);
+        return podStatsFromSandboxes(reply.stats, { ...ctx, running: runningContainers, podCgroupSamples });
       } catch (err) {
         if (isUnimplemented(err)) {
           this.sandboxStatsUnimplemented = true;
@@ -87,8 +112,34 @@ export class SummaryProvider {
         }
       }
     }
-    const reply = await cri.listContainerStats({});
-    return podStatsFromContainers(reply.stats, ctx);
+    const [reply, runningContainers] = await Promise.all([cri.listContainerStats({}), running]);
+    return podStatsFromContainers(reply.stats, { ...ctx, running: runningContainers });
+  }
+
+  /**
+   * The running containers, as upstream's getPodAndContainerMaps lists them to drop
+   * terminated ones; undefined when the runtime would not say (the stats are then
+   * de-duplicated by name alone).
+   */
+  private runningContainers(cri: CriClient): Promise<RunningContainers | undefined> {
+    return cri
+      .listContainers({ filter: { state: { state: ContainerState.CONTAINER_RUNNING } } })
+      .then(runningContainersFrom)
+      .catch((err: Error) => {
+        this.source.logger.debug({ err: err.message }, 'ListContainers failed; container stats de-duplicated by name only');
+        return undefined;
+      });
+  }
+
+  /** Pod cgroup figures of the pods the runtime sent no CPU or memory for, by UID; none without pod cgroups. */
+  private async podCgroupSamples(sandboxes: cri.PodSandboxStats__Output[]): Promise<Map<string, PodCgroupSample>> {
+    const settings = this.source.podCgroups?.();
+    if (!settings) return new Map();
+    const pods = sandboxes.filter(lacksPodFigures).flatMap((sandbox) => {
+      const pod = this.source.pod?.(sandbox.attributes?.metadata?.uid || sandbox.attributes?.labels[POD_UID_LABEL] || '');
+      return pod ? [pod] : [];
+    });
+    return this.podCgroupSampler.samples(settings, pods);
   }
 
   /** Writable layers live on the image filesystem, logs on the root dir's. */

@@ -112,6 +112,7 @@ test('a kubeadm-shaped file with many upstream fields loads; a misspelt field is
   assert.equal(options.fileCheckFrequencyMs, 20_000);
   assert.equal(options.runtimeRequestTimeoutMs, 120_000);
   assert.equal(options.nodeStatusReportFrequencyMs, 300_000);
+  assert.equal(options.volumeStatsAggPeriodMs, 60_000, 'kubeadm’s volumeStatsAggPeriod: 0s is the 1m default, not "off"');
   assert.deepEqual(options.systemReserved, { cpu: '1', memory: '1Gi' });
   assert.deepEqual(options.registerWithTaints, [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
   assert.deepEqual(options.featureGates, { GracefulNodeShutdown: true });
@@ -348,4 +349,14 @@ test('the node name is the lowercased override or host name, and must be a DNS n
   assert.equal(mergeFlags(undefined, {}, { hostname: () => ' Node-A ' }).nodeName, 'node-a');
   assert.throws(() => mergeFlags(undefined, {}, { hostname: () => 'bad_host' }), configError(ErrorCodes.FLAG_INVALID, '--hostname-override'));
   assert.throws(() => mergeFlags(undefined, { hostnameOverride: 'a b' }, env), configError(ErrorCodes.FLAG_INVALID, '--hostname-override'));
+});
+
+test('volumeStatsAggPeriod: a minute by default, the file’s or the flag’s period, negative turns volume stats off', () => {
+  const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  assert.equal(mergeFlags(undefined, {}, env).volumeStatsAggPeriodMs, 60_000);
+  assert.equal(mergeFlags(parseKubeletConfig(`${header}volumeStatsAggPeriod: 2m\n`, 'k.yaml'), {}, env).volumeStatsAggPeriodMs, 120_000);
+  assert.equal(mergeFlags(parseKubeletConfig(`${header}volumeStatsAggPeriod: -1s\n`, 'k.yaml'), {}, env).volumeStatsAggPeriodMs, -1000);
+  const viaFlag = mergeFlags(undefined, parseFlags(['--volume-stats-agg-period=5s']), env);
+  assert.equal(viaFlag.volumeStatsAggPeriodMs, 5000);
+  assert.deepEqual(viaFlag.startupNotices.notActedOn, [], 'no longer named as accepted but not acted on');
 });

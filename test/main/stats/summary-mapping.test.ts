@@ -161,3 +161,102 @@ test('a pod listed with an old sandbox and its current one counts once, with the
   assert.equal(pods.length, 1);
   assert.equal(pods[0].containers.length, 1);
 });
+
+// containerd 2.x lists a pod's exited instances in ListPodSandboxStats with no figures
+// (captured shape: attributes and an empty writable layer, cpu and memory unset).
+function exitedInstance(name: string, id: string): cri.ContainerStats__Output {
+  return { ...containerStats(name, 0, 0, T0_NS, id), cpu: null, memory: null, writable_layer: { timestamp: T0_NS, fs_id: { mountpoint: '/var/lib/x' }, used_bytes: u64(0), inodes_used: u64(0) } };
+}
+
+test('containerd 2.x: an exited instance listed next to the running one is left out; one entry per container name', () => {
+  const exited = exitedInstance('app', 'c-exited');
+  const running = containerStats('app', 2 * SECOND_NS, 1024, T0_NS, 'c-running');
+  const sidecar = containerStats('sidecar', SECOND_NS, 512, T0_NS, 'c-sidecar');
+  const ctx = { ...context(), running: new Map([['c-running', T0_NS], ['c-sidecar', T0_NS]]) };
+  const [pod] = podStatsFromSandboxes([sandboxStats(T0_NS, [exited, running, sidecar])], ctx);
+  assert.deepEqual(pod.containers.map((c) => c.name).sort(), ['app', 'sidecar']);
+  assert.equal(pod.containers.find((c) => c.name === 'app')?.cpu?.usageCoreNanoSeconds, 2e9, 'the running instance’s figures');
+  // Listed after the running one, the dead instance must not win either.
+  const [again] = podStatsFromSandboxes([sandboxStats(T0_NS, [running, exited])], ctx);
+  assert.deepEqual(again.containers.map((c) => c.name), ['app']);
+  assert.equal(again.containers[0].memory?.workingSetBytes, 1024);
+});
+
+test('containerd 2.x: a pod whose only container exited (restartPolicy Never) lists no container stats', () => {
+  const [pod] = podStatsFromSandboxes([sandboxStats(T0_NS, [exitedInstance('app', 'c-exited')])], { ...context(), running: new Map() });
+  assert.deepEqual(pod.containers, []);
+});
+
+test('without the runtime’s running list (ListContainers failed), the instance with figures wins over the dead one', () => {
+  const [pod] = podStatsFromSandboxes([sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS, 'c-running'), exitedInstance('app', 'c-exited')])], context());
+  assert.equal(pod.containers.length, 1);
+  assert.equal(pod.containers[0].memory?.workingSetBytes, 1024);
+});
+
+test('the ListContainerStats path keeps running containers only too', () => {
+  const stale = containerStats('app', 9 * SECOND_NS, 4000, T0_NS + SECOND_NS, 'c-old');
+  const current = containerStats('app', SECOND_NS, 1000, T0_NS, 'c-new');
+  const [pod] = podStatsFromContainers([stale, current], { ...context(), running: new Map([['c-new', T0_NS]]) });
+  assert.equal(pod.containers.length, 1);
+  assert.equal(pod.memory?.workingSetBytes, 1000, 'the running instance, though the exited one was sampled later');
+});
+
+// CRI-O sends no pod-level cpu or memory in ListPodSandboxStats (captured shape).
+function crioSandbox(containers: cri.ContainerStats__Output[]): cri.PodSandboxStats__Output {
+  const stats = sandboxStats(T0_NS, containers);
+  return { ...stats, linux: { ...stats.linux!, cpu: null, memory: null } };
+}
+
+test('CRI-O: a pod without runtime CPU and memory gets its pod cgroup’s figures', () => {
+  const sandbox = crioSandbox([containerStats('app', 2 * SECOND_NS, 1024, T0_NS), containerStats('sidecar', SECOND_NS, 512, T0_NS)]);
+  const podCgroupSamples = new Map([['uid-1', { timestampNs: T0_NS, usageCoreNanoSeconds: 4 * SECOND_NS, usageBytes: 9000, workingSetBytes: 8000, rssBytes: 6000 }]]);
+  const [pod] = podStatsFromSandboxes([sandbox], { ...context(), podCgroupSamples });
+  assert.equal(pod.cpu?.usageCoreNanoSeconds, 4e9);
+  assert.equal(pod.memory?.workingSetBytes, 8000);
+  assert.equal(pod.memory?.usageBytes, 9000);
+});
+
+test('CRI-O: without a readable pod cgroup, the pod’s CPU and memory are its containers’ sums', () => {
+  const sandbox = crioSandbox([containerStats('app', 2 * SECOND_NS, 1024, T0_NS), containerStats('sidecar', SECOND_NS, 512, T0_NS)]);
+  const [pod] = podStatsFromSandboxes([sandbox], context());
+  assert.equal(pod.cpu?.usageCoreNanoSeconds, 3e9);
+  assert.equal(pod.memory?.workingSetBytes, 1536);
+  assert.equal(pod.memory?.time, '2026-11-24T10:00:00Z');
+  const [cpuOnly] = podStatsFromSandboxes([crioSandbox([containerStats('app', SECOND_NS, 1024, T0_NS)])], context(true));
+  assert.equal(cpuOnly.memory?.workingSetBytes, 1024, 'metrics-server’s only_cpu_and_memory gets them too');
+});
+
+test('a runtime that does send pod figures is believed, whatever the cgroup says', () => {
+  const podCgroupSamples = new Map([['uid-1', { timestampNs: T0_NS, usageCoreNanoSeconds: 99 * SECOND_NS, workingSetBytes: 99 }]]);
+  const [pod] = podStatsFromSandboxes([sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS)])], { ...context(), podCgroupSamples });
+  assert.equal(pod.cpu?.usageCoreNanoSeconds, 3e9);
+  assert.equal(pod.memory?.workingSetBytes, 2048);
+});
+
+test('measured volumes are the pod’s volume entries; the local ephemeral ones count in its ephemeral storage', () => {
+  const volume = (name: string, usedBytes: number, inodesUsed: number) => ({
+    name, time: '2026-11-24T10:00:00Z', availableBytes: 10, capacityBytes: 100, usedBytes, inodesFree: 5, inodes: 50, inodesUsed,
+  });
+  const volumes = { localEphemeral: [volume('cache', 8192, 4)], other: [volume('token', 4096, 3)] };
+  const ctx = { ...context(), volumeStats: (uid: string) => (uid === 'uid-1' ? volumes : undefined) };
+  const [pod] = podStatsFromSandboxes([sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS)])], ctx);
+  assert.deepEqual(pod.volume?.map((v) => v.name), ['cache', 'token']);
+  assert.deepEqual(pod.volume?.[0], volume('cache', 8192, 4));
+  assert.equal(pod['ephemeral-storage']?.usedBytes, 4096 + 8192, 'writable layer and the emptyDir, not the tmpfs-backed projected volume');
+  assert.equal(pod['ephemeral-storage']?.inodesUsed, 3 + 4);
+  const [fromContainers] = podStatsFromContainers([containerStats('app', SECOND_NS, 1024, T0_NS)], ctx);
+  assert.equal(fromContainers.volume?.length, 2);
+  const [bare] = podStatsFromSandboxes([sandboxStats(T0_NS, [containerStats('app', SECOND_NS, 1024, T0_NS)])], context());
+  assert.equal(bare.volume, undefined, 'no volume key before a pod’s volumes are measured (upstream’s omitempty)');
+});
+
+test('containerd 2.x: a recreated sandbox’s old one, listing more exited instances, does not hide the current one', () => {
+  const base = sandboxStats(T0_NS - 60 * SECOND_NS, [exitedInstance('app', 'c-dead-1'), exitedInstance('sidecar', 'c-dead-2')]);
+  const old = { ...base, attributes: { ...base.attributes!, id: 'sb-old' } };
+  const current = sandboxStats(T0_NS - 120 * SECOND_NS, [containerStats('app', SECOND_NS, 1024, T0_NS, 'c-live')]);
+  for (const running of [new Map([['c-live', T0_NS]]), undefined]) {
+    const pods = podStatsFromSandboxes([old, current], { ...context(), running });
+    assert.equal(pods.length, 1);
+    assert.deepEqual(pods[0].containers.map((c) => c.memory?.workingSetBytes), [1024], running ? 'with the running list' : 'without it');
+  }
+});
