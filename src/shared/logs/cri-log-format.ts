@@ -46,7 +46,7 @@ export function parseRfc3339NanoNs(text: string): bigint | undefined {
 function fixedNanoTimestamp(text: string): string {
   const match = RFC3339_NANO.exec(text)!;
   const fraction = (match[7] ?? '').padEnd(9, '0');
-  const offset = match[8];
+  const offset = match[8] === '+00:00' || match[8] === '-00:00' ? 'Z' : match[8];
   return `${text.slice(0, 19)}.${fraction}${offset}`;
 }
 
