@@ -13,7 +13,11 @@
 //   sandbox it cannot find. Its sandbox gets CREATED (runSandbox) but no STARTED.
 // - ListPodSandboxStats: containerd 2.x lists every container of the sandbox,
 //   exited instances included, those with no CPU or memory figures (no task
-//   metrics). CRI-O gives no pod-level linux.cpu / linux.memory.
+//   metrics). CRI-O 1.32, as issue 27 saw it on a node, gives no pod-level
+//   linux.cpu / linux.memory: its stats server (updateSandbox) leaves them unset
+//   whenever it cannot read the sandbox's cgroup (SandboxCgroupStats fails: an
+//   error in its log, the figures left out), and fills them when it can; the
+//   containers' own figures are there either way, running containers only.
 // - the CRI log record time: containerd writes RFC3339Nano in UTC with `Z`
 //   (trailing zeros of the fraction dropped); CRI-O's conmon writes local time with
 //   nine fraction digits and a `±hh:mm` offset (`+00:00` on a UTC node).
