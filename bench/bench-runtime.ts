@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { CriClient } from '../src/shared/cri/client.js';
 import { mergeLatencyOverrides } from '../src/simruntime/latency-model.js';
+import type { PersonalityName } from '../src/simruntime/personality.js';
 import { SIM_PROFILES } from '../src/simruntime/profiles.js';
 import { startSimRuntime } from '../src/simruntime/server.js';
 import { limiter } from './limiter.js';
@@ -41,6 +42,8 @@ export async function openBenchRuntime(
   podLabels: Record<string, string>,
   /** The sim only: false answers GetContainerEvents with UNIMPLEMENTED, as containerd 1.6. */
   containerEvents = true,
+  /** The sim only: answer as this runtime (src/simruntime/personality.ts). */
+  personality?: PersonalityName,
 ): Promise<BenchRuntime> {
   if (profile === 'containerd') {
     if (!containerd) throw new Error('bench: a containerd run without containerd set up');
@@ -51,6 +54,7 @@ export async function openBenchRuntime(
     socketPath: join(workDir, 'sim.sock'),
     latency: mergeLatencyOverrides(SIM_PROFILES[profile].latency, { imageSizesBytes: imageSet.sizesBytes }),
     containerEvents,
+    personality,
   });
   return { endpoint: sim.endpoint, criCalls: () => sim.stats().calls, close: () => sim.close() };
 }

@@ -1,6 +1,7 @@
 // The bench's command line. A bad flag or value exits non-zero naming it, before
 // anything starts.
 import { parseArgs } from 'node:util';
+import { PERSONALITY_NAMES, type PersonalityName } from '../src/simruntime/personality.js';
 import { SIM_PROFILE_NAMES, type SimProfileName } from '../src/simruntime/profiles.js';
 import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 
@@ -24,6 +25,8 @@ export interface BenchOptions {
   probesExec?: boolean;
   /** False: the simulated runtime answers GetContainerEvents with UNIMPLEMENTED, as containerd 1.6 (default: it serves events). */
   containerEvents?: boolean;
+  /** The simulated runtime answers as this runtime (src/simruntime/personality.ts); its default without. */
+  simPersonality?: PersonalityName;
   /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
   outDir?: string;
 }
@@ -48,6 +51,9 @@ Options:
   --container-events on|off
                         whether the simulated runtime serves CRI container events
                         (default on, as containerd 1.7+; off answers UNIMPLEMENTED, as 1.6)
+  --sim-personality NAME
+                        the simulated runtime answers as ${PERSONALITY_NAMES.join(', ')}
+                        (src/simruntime/personality.ts; crio without pod events)
   --quick               a small smoke run (20 pods) of the selected scenarios
   --out DIR             directory for results.json and the plots
   -h, --help            this text
@@ -77,6 +83,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         quick: { type: 'boolean', default: false },
         'probes-exec': { type: 'boolean', default: false },
         'container-events': { type: 'string' },
+        'sim-personality': { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -96,6 +103,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     churnSeconds: positiveNumber('--churn-seconds', values['churn-seconds']),
     probesExec: values['probes-exec'],
     containerEvents: oneOf('--container-events', values['container-events'], ['on', 'off'] as const) !== 'off',
+    simPersonality: oneOf('--sim-personality', values['sim-personality'], PERSONALITY_NAMES),
     outDir: values.out,
   };
 }

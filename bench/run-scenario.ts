@@ -51,6 +51,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
       containerd,
       { 'io.kubernetes.pod.namespace': BENCH_NAMESPACE },
       spec.containerEvents ?? true,
+      spec.simPersonality,
     );
     teardown.push(() => runtime.close());
     let api: BenchApiServer | undefined;

@@ -2,6 +2,7 @@
 // the plan that runs each distinct run once (a run that two scenarios share, such
 // as density-500 static --workers 2 in density, sweep and steady, is measured once
 // and shown in each table) right after the floor it is compared with.
+import type { PersonalityName } from '../src/simruntime/personality.js';
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import { BENCH_PROBE_PERIOD_SECONDS } from './bench-pods.js';
 import type { BenchOptions, SourceKind } from './options.js';
@@ -80,6 +81,8 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   probes?: { readiness: ProbeMode; periodSeconds: number };
   /** False: the simulated runtime has no container events (UNIMPLEMENTED, as containerd 1.6). */
   containerEvents?: boolean;
+  /** The simulated runtime's personality (src/simruntime/personality.ts); its default without. */
+  simPersonality?: PersonalityName;
 }
 
 export interface ScenarioRow {
@@ -356,7 +359,13 @@ export function planBench(options: BenchOptions, containerdImage?: string): Benc
     if (known) {
       known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
       known.churn ??= run.churn;
-    } else runsById.set(run.id, { ...run, ...(options.containerEvents === false ? { containerEvents: false } : {}) });
+    } else {
+      runsById.set(run.id, {
+        ...run,
+        ...(options.containerEvents === false ? { containerEvents: false } : {}),
+        ...(options.simPersonality && run.profile !== 'containerd' ? { simPersonality: options.simPersonality } : {}),
+      });
+    }
     if (!floorsById.has(run.floorId)) {
       floorsById.set(run.floorId, { id: run.floorId, profile: run.profile, pods: run.pods, imageSet: run.imageSet, imagePulls: run.imagePulls });
     }
@@ -371,7 +380,7 @@ export function describeRun(run: RunSpec): string {
   const pulls = run.imageSet.name === densityImages().name ? '' : `, ${run.imageSet.images.length} images ${imagePullsLabel(run.imagePulls)}`;
   const steady = run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : '';
   const churn = run.churn ? `, then ${run.churn.seconds} s churn at ${run.churn.perSecond}/s` : '';
-  const events = run.containerEvents === false ? ', no container events' : '';
+  const events = `${run.simPersonality ? ` as ${run.simPersonality}` : ''}${run.containerEvents === false ? ', no container events' : ''}`;
   return `${run.profile}${events} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${steady}${churn}`;
 }
 

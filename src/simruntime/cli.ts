@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // shardlet-sim-runtime: the simulated CRI runtime as its own process.
-//   shardlet-sim-runtime --socket /tmp/sim.sock [--profile arm] [--latency-scale 0] [--latency-config latency.json] [--no-container-events]
+//   shardlet-sim-runtime --socket /tmp/sim.sock [--profile arm] [--latency-scale 0] [--latency-config latency.json]
+//                        [--personality containerd-1.6|containerd-2|crio [--pod-events]] [--no-container-events]
 // Logs are pino JSON on stdout; SIGTERM / SIGINT close the socket and exit.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../shared/logging.js';
 import { loadLatencyFile, mergeLatencyOverrides, type LatencyOverrides } from './latency-model.js';
+import { isPersonalityName, PERSONALITY_NAMES } from './personality.js';
 import { SIM_PROFILES, SIM_PROFILE_NAMES, simProfile } from './profiles.js';
 import { startSimRuntime } from './server.js';
 
@@ -31,9 +33,16 @@ ${SIM_PROFILE_NAMES.map((name) => `                                ${name.padEnd
   --image-size N              size in bytes of images not listed in the config (default 50000000)
   --known-registries LIST     comma-separated registry hosts; others fail to resolve
   --preload-images LIST       comma-separated images present at start
+  --personality NAME          answer as this runtime does where runtimes differ
+                              (container events, sandbox stats, log record times,
+                              PID namespace checks, StopPodSandbox): ${PERSONALITY_NAMES.join(', ')}
+                              (default: containerd 2.x, but sandbox stats list
+                              running containers only)
+  --pod-events                with --personality crio: CRI-O's enable_pod_events =
+                              true, container events streamed (default false, as
+                              CRI-O's own: GetContainerEvents ends at once, empty)
   --no-container-events       answer GetContainerEvents with UNIMPLEMENTED, as
-                              containerd 1.6 does (default: serve the event stream,
-                              as containerd 1.7+ and CRI-O do)
+                              containerd 1.6 does, whatever the personality
   --log-level LEVEL           pino level (default info)
   -h, --help                  this text
 `;
@@ -65,6 +74,8 @@ async function main(): Promise<void> {
       'image-size': { type: 'string' },
       'known-registries': { type: 'string' },
       'preload-images': { type: 'string' },
+      personality: { type: 'string' },
+      'pod-events': { type: 'boolean' },
       'no-container-events': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
@@ -76,6 +87,11 @@ async function main(): Promise<void> {
     return;
   }
   if (!values.socket) throw new Error('--socket PATH is required');
+  const personality = values.personality;
+  if (personality !== undefined && !isPersonalityName(personality)) {
+    throw new Error(`--personality must be one of ${PERSONALITY_NAMES.join(', ')}, got "${personality}"`);
+  }
+  if (values['pod-events'] && personality !== 'crio') throw new Error('--pod-events needs --personality crio');
   const fromProfile = values.profile === undefined ? undefined : simProfile(values.profile).latency;
   const fromFile = values['latency-config'] ? loadLatencyFile(values['latency-config']) : undefined;
   const fromFlags: LatencyOverrides = {
@@ -93,6 +109,8 @@ async function main(): Promise<void> {
     logger,
     knownRegistries: listFlag(values['known-registries']),
     preloadImages: listFlag(values['preload-images']),
+    personality,
+    ...(values['pod-events'] ? { podEvents: true } : {}),
     containerEvents: !values['no-container-events'],
   });
   const stop = (): void => {

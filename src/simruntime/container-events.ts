@@ -5,10 +5,13 @@
 // have events too, under the sandbox's ID, as containerd sends them (created and
 // started by RunPodSandbox, stopped, deleted); upstream's evented PLEG tells them
 // from containers by that ID. A stream lives until the client cancels it or the
-// sim closes (which ends it). With events off the call fails UNIMPLEMENTED, as
-// containerd 1.6's server answers a method it does not know.
+// sim closes (which ends it). What differs between runtimes follows the sim's
+// personality (personality.ts): containerd 1.6 fails the call UNIMPLEMENTED, as its
+// server answers a method it does not know; CRI-O without enable_pod_events ends
+// the stream at once with OK; CRI-O with it sends no sandbox STARTED or DELETED.
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type * as cri from '../shared/cri/types.js';
+import type { RuntimePersonality } from './personality.js';
 import { nowNs, type ContainerRecord, type SandboxRecord, type StateStore } from './state-store.js';
 import { toContainerStatus, toPodSandboxStatus } from './views.js';
 
@@ -28,14 +31,23 @@ export class ContainerEvents implements ContainerEventSink {
 
   constructor(
     private readonly store: StateStore,
-    /** False: the runtime has no container events (containerd 1.6). */
-    readonly enabled: boolean,
+    private readonly personality: Pick<RuntimePersonality, 'containerEvents' | 'containerDeletedEvents' | 'sandboxDeletedEvents' | 'sandboxStartedEvents'>,
   ) {}
+
+  /** True when GetContainerEvents streams events. */
+  get enabled(): boolean {
+    return this.personality.containerEvents === 'stream';
+  }
 
   /** Serves one GetContainerEvents call until the client cancels it or the sim closes. */
   serve(call: EventStream): void {
-    if (!this.enabled) {
+    if (this.personality.containerEvents === 'unimplemented') {
       call.emit('error', { code: GrpcStatus.UNIMPLEMENTED, details: UNIMPLEMENTED_DETAILS });
+      return;
+    }
+    if (this.personality.containerEvents === 'empty-stream') {
+      // CRI-O's GetContainerEvents returns nil at once when enable_pod_events is false.
+      call.end();
       return;
     }
     this.streams.add(call);
@@ -54,11 +66,14 @@ export class ContainerEvents implements ContainerEventSink {
 
   containerChanged(container: ContainerRecord, type: ContainerEventType): void {
     if (this.streams.size === 0) return;
+    if (type === 'CONTAINER_DELETED_EVENT' && !this.personality.containerDeletedEvents) return;
     this.send(container.id, type, this.store.findSandbox(container.sandboxId));
   }
 
   sandboxChanged(sandbox: SandboxRecord, type: ContainerEventType): void {
     if (this.streams.size === 0) return;
+    if (type === 'CONTAINER_DELETED_EVENT' && !this.personality.sandboxDeletedEvents) return;
+    if (type === 'CONTAINER_STARTED_EVENT' && !this.personality.sandboxStartedEvents) return;
     this.send(sandbox.id, type, sandbox);
   }
 

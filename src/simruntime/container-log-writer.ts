@@ -8,7 +8,7 @@
 import { appendFile, open, type FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import { formatCriLogLine, formatRecordTime } from '../shared/logs/cri-log-format.js';
+import { formatConmonRecordTime, formatCriLogLine, formatRecordTime } from '../shared/logs/cri-log-format.js';
 import { commandSubstitution, filesOf } from './container-files.js';
 import { outputOf, type OutputLine } from './container-output.js';
 import { unknown } from './sim-error.js';
@@ -31,6 +31,8 @@ export class ContainerLogWriter {
   constructor(
     private readonly store: StateStore,
     private readonly logger: Logger,
+    /** How records carry their time: containerd's `Z`, or CRI-O's conmon's `+00:00` (personality.ts). */
+    private readonly timeOffset: 'Z' | '+00:00' = 'Z',
   ) {}
 
   /** The container just started: its first lines, and its loop if it has one. */
@@ -99,7 +101,7 @@ export class ContainerLogWriter {
   }
 
   private print(writer: LoopingWriter, lines: OutputLine[]): void {
-    const text = recordsOf(lines);
+    const text = this.recordsOf(lines);
     writer.chain = writer.chain.then(async () => {
       await writer.handle?.write(text);
     }).catch((err: unknown) => this.logger.debug({ path: writer.path, err }, 'simulated container log write failed'));
@@ -114,7 +116,7 @@ export class ContainerLogWriter {
   }
 
   private append(path: string, lines: OutputLine[], containerId: string): Promise<void> {
-    return appendFile(path, recordsOf(lines)).catch((err: unknown) => {
+    return appendFile(path, this.recordsOf(lines)).catch((err: unknown) => {
       // The log directory is the kubelet's to create; a CRI client that made none gets no logs, as with containerd.
       this.logger.debug({ containerId, path, err }, 'simulated container log not writable');
     });
@@ -125,9 +127,9 @@ export class ContainerLogWriter {
     const directory = this.store.findSandbox(container.sandboxId)?.config.log_directory ?? '';
     return directory && container.config.log_path ? posix.join(directory, container.config.log_path) : '';
   }
-}
 
-function recordsOf(lines: OutputLine[]): string {
-  const time = formatRecordTime(Date.now());
-  return lines.map((line) => formatCriLogLine(time, line.stream, line.text)).join('');
+  private recordsOf(lines: OutputLine[]): string {
+    const time = this.timeOffset === 'Z' ? formatRecordTime(Date.now()) : formatConmonRecordTime(Date.now());
+    return lines.map((line) => formatCriLogLine(time, line.stream, line.text)).join('');
+  }
 }

@@ -4,14 +4,15 @@
 // CREATED container; StopContainer of a stopped or unknown container and
 // RemoveContainer of an unknown one succeed (api.proto: idempotent; containerd
 // 1.6 answers NotFound for the unknown stop, 1.7+ and CRI-O succeed); status of
-// an unknown ID is NotFound.
+// an unknown ID is NotFound. With the crio personality CreateContainer refuses a
+// container that asks for the pod's PID namespace in a sandbox without one.
 import type * as cri from '../shared/cri/types.js';
 import { securityContextFailure } from './container-identity.js';
 import { containerMatches } from './filters.js';
 import { behaviourOf } from './process-model.js';
 import type { SimContext } from './sim-context.js';
 import { invalidArgument, notFound, unknown } from './sim-error.js';
-import { containerName, newId, nowNs, type ContainerRecord } from './state-store.js';
+import { containerName, newId, nowNs, type ContainerRecord, type SandboxRecord } from './state-store.js';
 import { toContainer, toContainerStatus } from './views.js';
 
 export async function createContainer(
@@ -27,6 +28,7 @@ export async function createContainer(
   }
   const refused = securityContextFailure(config.linux?.security_context);
   if (refused) throw refused;
+  if (ctx.personality.refusesInconsistentPidNamespace && podPidNamespaceMissing(config, sandbox)) throw unknown(CRIO_POD_PID_NAMESPACE_MISSING);
   const imageName = config.image?.image ?? '';
   const image = ctx.store.findImage(imageName);
   if (!image) throw notFound(`failed to get image "${imageName}": not found`);
@@ -58,6 +60,21 @@ export async function createContainer(
   ctx.store.containers.set(id, container);
   ctx.events.containerChanged(container, 'CONTAINER_CREATED_EVENT');
   return { container_id: id };
+}
+
+/** CRI-O's error (SpecAddNamespaces) for a container asking for a pod PID namespace its sandbox does not have. */
+export const CRIO_POD_PID_NAMESPACE_MISSING =
+  'pod level PID namespace requested for the container, but pod sandbox was not similarly configured, and does not have an infra container';
+
+/**
+ * The container asks for the pod's PID namespace (POD, the proto default) and the
+ * sandbox has none: CRI-O then drops the sandbox's infra container, so there is no
+ * namespace to join. containerd joins the pause process's namespace regardless.
+ */
+function podPidNamespaceMissing(config: cri.ContainerConfig__Output, sandbox: SandboxRecord): boolean {
+  const containerPid = config.linux?.security_context?.namespace_options?.pid ?? 'POD';
+  const sandboxPid = sandbox.config.linux?.security_context?.namespace_options?.pid ?? 'POD';
+  return containerPid === 'POD' && sandboxPid !== 'POD';
 }
 
 export async function startContainer(ctx: SimContext, req: cri.StartContainerRequest__Output): Promise<cri.StartContainerResponse> {

@@ -75,7 +75,9 @@ export function runtimeServiceHandlers(ctx: SimContext, streaming: StreamingServ
       updateRuntimeConfig(ctx, req),
     ),
     RunPodSandbox: unaryHandler(env, 'RunPodSandbox', (req: cri.RunPodSandboxRequest__Output) => sandboxes.runPodSandbox(ctx, req)),
-    StopPodSandbox: unaryHandler(env, 'StopPodSandbox', (req: cri.StopPodSandboxRequest__Output) => sandboxes.stopPodSandbox(ctx, req)),
+    StopPodSandbox: unaryHandler(env, 'StopPodSandbox', (req: cri.StopPodSandboxRequest__Output, _callerGone, deadlineMs) =>
+      sandboxes.stopPodSandbox(ctx, req, deadlineMs),
+    ),
     RemovePodSandbox: unaryHandler(env, 'RemovePodSandbox', (req: cri.RemovePodSandboxRequest__Output) =>
       sandboxes.removePodSandbox(ctx, req),
     ),

@@ -3,7 +3,9 @@
 // its containers and frees its IP, may be repeated and succeeds for an unknown ID
 // (api.proto: idempotent; containerd 1.6 answers NotFound there, 1.7+ and CRI-O
 // succeed, as critest requires); RemovePodSandbox stops it first if needed and
-// succeeds for an unknown ID; status of an unknown ID is NotFound.
+// succeeds for an unknown ID; status of an unknown ID is NotFound. With the crio
+// personality StopPodSandbox gives running containers SIGTERM and what is left of
+// the call's deadline (CRI-O's stopTimeoutFromContext) instead of killing them.
 import type * as cri from '../shared/cri/types.js';
 import { sandboxMatches } from './filters.js';
 import type { SimContext } from './sim-context.js';
@@ -55,10 +57,23 @@ export async function runPodSandbox(ctx: SimContext, req: cri.RunPodSandboxReque
   return { pod_sandbox_id: id };
 }
 
-export async function stopPodSandbox(ctx: SimContext, req: cri.StopPodSandboxRequest__Output): Promise<cri.StopPodSandboxResponse> {
+/** CRI-O's stop timeout for a StopPodSandbox call without a deadline (defaultStopTimeout). */
+export const CRIO_DEFAULT_STOP_TIMEOUT_SECONDS = 10;
+
+export async function stopPodSandbox(
+  ctx: SimContext,
+  req: cri.StopPodSandboxRequest__Output,
+  deadlineMs?: number,
+): Promise<cri.StopPodSandboxResponse> {
   await ctx.latency.wait('StopPodSandbox');
   const sandbox = ctx.store.findSandbox(req.pod_sandbox_id);
-  if (sandbox) stopSandbox(ctx, sandbox);
+  if (!sandbox) return {};
+  if (ctx.personality.sandboxStop === 'stop-until-deadline') {
+    // As CRI-O's stopTimeoutFromContext: whole seconds left of the caller's deadline.
+    const timeoutSeconds = deadlineMs === undefined ? CRIO_DEFAULT_STOP_TIMEOUT_SECONDS : Math.max(Math.trunc((deadlineMs - Date.now()) / 1000), 0);
+    await Promise.all(ctx.store.containersOf(sandbox.id).map((container) => ctx.lifecycle.stop(container, timeoutSeconds)));
+  }
+  stopSandbox(ctx, sandbox);
   return {};
 }
 

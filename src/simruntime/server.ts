@@ -17,6 +17,7 @@ import { sandboxDied } from './sandbox-service.js';
 import { ImageCatalog } from './image-catalog.js';
 import { ImageService } from './image-service.js';
 import { LatencyModel, resolveLatencyOptions, type LatencyOverrides } from './latency-model.js';
+import { runtimePersonality, type PersonalityName, type RuntimePersonality } from './personality.js';
 import { imageServiceHandlers, runtimeServiceHandlers } from './runtime-service.js';
 import type { RuntimeConditions, SimContext } from './sim-context.js';
 import { StateStore } from './state-store.js';
@@ -39,7 +40,15 @@ export interface SimRuntimeOptions {
   preloadImages?: string[];
   /** Groups of tagged references that are one image in the simulated registries (image-catalog.ts). */
   sameImages?: string[][];
-  /** Serve GetContainerEvents (as containerd 1.7+ and CRI-O do); false answers UNIMPLEMENTED, as containerd 1.6. Default true. */
+  /**
+   * Answer as this runtime does where runtimes differ (personality.ts); without
+   * one, the sim's default: containerd 2.x with running containers only in its
+   * sandbox stats.
+   */
+  personality?: PersonalityName;
+  /** With the crio personality: CRI-O's enable_pod_events (default false, as CRI-O's). */
+  podEvents?: boolean;
+  /** false answers GetContainerEvents UNIMPLEMENTED, as containerd 1.6, whatever the personality. */
   containerEvents?: boolean;
 }
 
@@ -57,6 +66,8 @@ export interface SimRuntime {
   killSandbox(podUid: string): void;
   /** GetContainerEvents streams open now. */
   eventStreams(): number;
+  /** The traits the sim answers with. */
+  readonly personality: RuntimePersonality;
   close(): Promise<void>;
 }
 
@@ -64,9 +75,11 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
   const logger = options.logger ?? pino({ level: 'silent' });
   const latencyOptions = resolveLatencyOptions(options.latency);
   const store = new StateStore();
-  const logWriter = new ContainerLogWriter(store, logger);
-  const events = new ContainerEvents(store, options.containerEvents ?? true);
+  const personality = withEventsSwitch(runtimePersonality(options.personality, options.podEvents === undefined ? {} : { podEvents: options.podEvents }), options.containerEvents);
+  const logWriter = new ContainerLogWriter(store, logger, personality.logTimeOffset);
+  const events = new ContainerEvents(store, personality);
   const ctx: SimContext = {
+    personality,
     store,
     lifecycle: new ContainerLifecycle(logWriter, events),
     events,
@@ -98,7 +111,10 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
   await prepareSocketPath(options.socketPath);
   const endpoint = `unix://${options.socketPath}`;
   const listener = await listenForClients(server, options.socketPath);
-  logger.info({ endpoint, latencyScale: latencyOptions.scale, containerEvents: events.enabled }, 'Simulated container runtime listening');
+  logger.info(
+    { endpoint, latencyScale: latencyOptions.scale, personality: personality.name, containerEvents: personality.containerEvents },
+    'Simulated container runtime listening',
+  );
 
   let closed: Promise<void> | undefined;
   return {
@@ -109,8 +125,14 @@ export async function startSimRuntime(options: SimRuntimeOptions): Promise<SimRu
     injectFault: (rule) => ctx.faults.inject(rule),
     killSandbox: (podUid) => sandboxDied(ctx, podUid),
     eventStreams: () => events.openStreams,
+    personality,
     close: () => (closed ??= shutdown(server, listener, ctx, options.socketPath).then(() => streaming.close())),
   };
+}
+
+/** `containerEvents: false` (the switch older than personalities) answers UNIMPLEMENTED whatever the personality. */
+function withEventsSwitch(personality: RuntimePersonality, containerEvents: boolean | undefined): RuntimePersonality {
+  return containerEvents === false ? { ...personality, containerEvents: 'unimplemented' } : personality;
 }
 
 /**

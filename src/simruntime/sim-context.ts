@@ -7,6 +7,7 @@ import type { ContainerLogWriter } from './container-log-writer.js';
 import type { FaultInjector } from './fault-injection.js';
 import type { ImageCatalog } from './image-catalog.js';
 import type { LatencyModel } from './latency-model.js';
+import type { RuntimePersonality } from './personality.js';
 import type { StateStore } from './state-store.js';
 
 /** The two conditions the kubelet requires; tests flip them to exercise not-ready paths. */
@@ -16,6 +17,8 @@ export interface RuntimeConditions {
 }
 
 export interface SimContext {
+  /** Which runtime the sim answers as, where runtimes differ. */
+  personality: RuntimePersonality;
   store: StateStore;
   lifecycle: ContainerLifecycle;
   /** GetContainerEvents streams, told of every container and sandbox state change. */

@@ -4,9 +4,12 @@
 // been running at a fixed fraction of a core (a tenth of its CPU limit when it has
 // one), the working set is a share of its memory limit or a constant, and every
 // figure carries the time it was taken. Each figure is a few multiplications, so a
-// list over 500 pods costs little more than building the reply.
+// list over 500 pods costs little more than building the reply. What the sandbox
+// stats hold follows the personality: containerd 2.x lists exited instances with
+// no figures, CRI-O has no pod-level CPU and memory (personality.ts).
 import type * as cri from '../shared/cri/types.js';
 import { labelsMatch } from './filters.js';
+import type { RuntimePersonality } from './personality.js';
 import type { SimContext } from './sim-context.js';
 import { nowNs, type ContainerRecord, type SandboxRecord } from './state-store.js';
 
@@ -76,9 +79,26 @@ export function containerStats(container: ContainerRecord, atNs: number): cri.Co
   };
 }
 
+/** An exited instance as containerd 2.x lists it: who it is and its writable layer, no CPU or memory (it has no task to measure). */
+function exitedContainerStats(container: ContainerRecord, atNs: number): cri.ContainerStats {
+  const { attributes, writable_layer } = containerStats(container, atNs);
+  return { attributes, writable_layer };
+}
+
+/** What of the sandbox stats varies between runtimes. */
+export type SandboxStatsTraits = Pick<RuntimePersonality, 'statsListExitedContainers' | 'podCpuMemoryStats'>;
+
 /** The sandbox as a whole: its containers' figures plus the pause process, and its network. */
-export function podSandboxStats(sandbox: SandboxRecord, containers: ContainerRecord[], atNs: number): cri.PodSandboxStats {
+export function podSandboxStats(
+  sandbox: SandboxRecord,
+  containers: ContainerRecord[],
+  atNs: number,
+  traits: SandboxStatsTraits,
+): cri.PodSandboxStats {
   const containerFigures = containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => containerStats(c, atNs));
+  const exitedInstances = traits.statsListExitedContainers
+    ? containers.filter((c) => c.state === 'CONTAINER_EXITED').map((c) => exitedContainerStats(c, atNs))
+    : [];
   const lifeSeconds = Math.max(atNs - sandbox.createdAtNs, 0) / NS_PER_SECOND;
   const cpuNs = containerFigures.reduce(
     (sum, figures) => sum + Number(figures.cpu?.usage_core_nano_seconds?.value ?? 0),
@@ -92,8 +112,12 @@ export function podSandboxStats(sandbox: SandboxRecord, containers: ContainerRec
   return {
     attributes: { id: sandbox.id, metadata: sandbox.metadata, labels: sandbox.config.labels, annotations: sandbox.config.annotations },
     linux: {
-      cpu: { timestamp: atNs, usage_core_nano_seconds: { value: cpuNs } },
-      memory: { timestamp: atNs, working_set_bytes: { value: workingSetBytes }, usage_bytes: { value: workingSetBytes } },
+      ...(traits.podCpuMemoryStats
+        ? {
+            cpu: { timestamp: atNs, usage_core_nano_seconds: { value: cpuNs } },
+            memory: { timestamp: atNs, working_set_bytes: { value: workingSetBytes }, usage_bytes: { value: workingSetBytes } },
+          }
+        : {}),
       network: {
         timestamp: atNs,
         default_interface: {
@@ -106,7 +130,7 @@ export function podSandboxStats(sandbox: SandboxRecord, containers: ContainerRec
         interfaces: [],
       },
       process: { timestamp: atNs, process_count: { value: containerFigures.length + 1 } },
-      containers: containerFigures,
+      containers: [...containerFigures, ...exitedInstances],
     },
   };
 }
@@ -137,7 +161,7 @@ export async function listContainerStats(
 export async function podSandboxStatsCall(ctx: SimContext, req: cri.PodSandboxStatsRequest__Output): Promise<cri.PodSandboxStatsResponse> {
   await ctx.latency.wait('PodSandboxStats');
   const sandbox = ctx.store.getSandbox(req.pod_sandbox_id);
-  return { stats: podSandboxStats(sandbox, ctx.store.containersOf(sandbox.id), nowNs()) };
+  return { stats: podSandboxStats(sandbox, ctx.store.containersOf(sandbox.id), nowNs(), ctx.personality) };
 }
 
 /** Ready sandboxes only: a stopped sandbox has no cgroup left to read. */
@@ -158,5 +182,5 @@ export async function listPodSandboxStats(
     else containersBySandbox.set(container.sandboxId, [container]);
   }
   await ctx.latency.wait('ListPodSandboxStats', selected.length);
-  return { stats: selected.map((sandbox) => podSandboxStats(sandbox, containersBySandbox.get(sandbox.id) ?? [], atNs)) };
+  return { stats: selected.map((sandbox) => podSandboxStats(sandbox, containersBySandbox.get(sandbox.id) ?? [], atNs, ctx.personality)) };
 }

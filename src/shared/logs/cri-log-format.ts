@@ -37,11 +37,16 @@ export function parseRfc3339NanoNs(text: string): bigint | undefined {
   return BigInt(wholeSecondsMs) * NS_PER_MS + BigInt(fraction.padEnd(9, '0'));
 }
 
-/** upstream's RFC3339NanoFixed: always nine fraction digits, the offset as written. */
+/**
+ * upstream's output of a record's time (Go's Format with RFC3339NanoFixed): always
+ * nine fraction digits and the record's own offset, except that a zero offset is
+ * `Z` however the runtime wrote it (Go's `Z07:00` prints Z for any UTC offset), so
+ * CRI-O's `+00:00` records read out as containerd's `Z` ones do.
+ */
 function fixedNanoTimestamp(text: string): string {
   const match = RFC3339_NANO.exec(text)!;
   const fraction = (match[7] ?? '').padEnd(9, '0');
-  const offset = match[8];
+  const offset = match[8] === '+00:00' || match[8] === '-00:00' ? 'Z' : match[8];
   return `${text.slice(0, 19)}.${fraction}${offset}`;
 }
 
@@ -74,6 +79,16 @@ export function formatRecordTime(epochMs: number, extraNs = 0): string {
   const iso = new Date(epochMs).toISOString(); // 2026-11-24T10:45:24.123Z
   const nanos = `${iso.slice(20, 23)}${String(extraNs).padStart(6, '0')}`.replace(/0+$/, '');
   return `${iso.slice(0, 19)}${nanos ? `.${nanos}` : ''}Z`;
+}
+
+/**
+ * CRI-O's record time, as its conmon writes it (set_k8s_timestamp): nine fraction
+ * digits always, and the offset as ±hh:mm; shown in UTC, as on a node whose time
+ * zone is UTC (`+00:00`). `epochMs` and `extraNs` as formatRecordTime's.
+ */
+export function formatConmonRecordTime(epochMs: number, extraNs = 0): string {
+  const iso = new Date(epochMs).toISOString();
+  return `${iso.slice(0, 19)}.${iso.slice(20, 23)}${String(extraNs).padStart(6, '0')}+00:00`;
 }
 
 /** One F record: what a runtime writes for a line the container printed (`text` without its newline). */

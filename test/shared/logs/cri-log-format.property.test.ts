@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { formatCriLogLine, formatRecordTime, parseCriLogLine, parseRfc3339NanoNs } from '../../../src/shared/logs/cri-log-format.js';
+import { formatConmonRecordTime, formatCriLogLine, formatRecordTime, parseCriLogLine, parseRfc3339NanoNs } from '../../../src/shared/logs/cri-log-format.js';
 
 const NUM_RUNS = 300;
 
@@ -52,4 +52,14 @@ test('timestamps: nine fraction digits, offsets honoured, malformed ones refused
   for (const bad of ['2026-11-24 stdout F x', 'x stdout F x', '2026-11-24T10:45:24Z stdin F x', '2026-11-24T10:45:24Z stdout', '2026-13-45T10:45:24Z stdout F x']) {
     assert.equal(parseCriLogLine(Buffer.from(bad)), undefined, bad);
   }
+});
+
+test("CRI-O's records (+00:00, conmon's nine digits) read as containerd's (Z): the same instant, the same timestamp out", () => {
+  // kubectl logs --timestamps prints what the kubelet prints: Go's RFC3339NanoFixed, Z for any zero offset.
+  const crio = parseCriLogLine(Buffer.from(`${formatConmonRecordTime(1_790_000_000_123, 456_789)} stdout F hi\n`))!;
+  const containerd = parseCriLogLine(Buffer.from(`${formatRecordTime(1_790_000_000_123, 456_789)} stdout F hi\n`))!;
+  assert.equal(crio.timeNs, containerd.timeNs);
+  assert.equal(crio.timestamp, containerd.timestamp);
+  assert.equal(crio.timestamp, '2026-09-21T14:13:20.123456789Z');
+  assert.equal(parseCriLogLine(Buffer.from('2026-11-24T10:45:24.5-00:00 stderr F x\n'))!.timestamp, '2026-11-24T10:45:24.500000000Z');
 });

@@ -1,7 +1,9 @@
 // The container event watcher against the simulated runtime over a real socket:
 // it names the pod of each event, gives up once (one info line) on a runtime
-// without events, and opens a broken stream again after a runtime restart, with
-// one warning for the outage and one line when events flow again.
+// without events, takes CRI-O's empty, ended stream for "no events" too (one info
+// line, a slow retry), opens a broken stream again after a runtime restart, with
+// one warning for the outage, and says at info whether events are in use once it
+// knows and on every change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
@@ -25,7 +27,7 @@ const quickBackoff = () => new Backoff({ initialMs: 20, maxMs: 100, jitter: 0 })
 
 test('each event names its pod and what happened, sandbox events included', async () => {
   const harness = await startHarness();
-  const { logger } = capturingLogger();
+  const { logger, lines } = capturingLogger();
   const pods: string[] = [];
   const watcher = new ContainerEventWatcher({ cri: harness.client, logger, onPodEvent: (uid, type) => pods.push(`${uid} ${type}`), settleMs: 50 });
   watcher.start();
@@ -39,6 +41,10 @@ test('each event names its pod and what happened, sandbox events included', asyn
     'the label wins over the metadata, as in the relist',
   );
   assert.deepEqual(watcher.takeCounts(), { containerEvents: 4, streamConnects: 1, streamErrors: 0 });
+  const inUse = lines.filter((line) => /Container events in use/.test(line.msg));
+  assert.equal(inUse.length, 1, 'said once at start-up');
+  assert.equal(inUse[0].level, PINO_INFO);
+  assert.equal((inUse[0] as { containerEvents?: boolean }).containerEvents, true);
   await watcher.stop();
   assert.equal(watcher.live, false);
   await eventually(async () => (harness.sim.eventStreams() === 0 ? true : undefined));
@@ -95,7 +101,44 @@ test('a runtime restart breaks the stream: it is opened again with backoff, and 
   const warnings = lines.filter((line) => line.level === PINO_WARN);
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
   assert.match(warnings[0].msg, /Container event stream broke/);
-  assert.equal(lines.filter((line) => /flow again/.test(line.msg)).length, 1);
+  assert.equal(lines.filter((line) => /Container events in use/.test(line.msg)).length, 2, 'once at start, once when they flow again');
+  await watcher.stop();
+  cri.close();
+  await sim.close();
+});
+
+test('CRI-O with enable_pod_events = false (OK, an empty stream that ends): one info line, no warning, a slow retry', async () => {
+  const { socketPath } = tempSocketPath();
+  let sim = await startSimRuntime({ socketPath, latency: { scale: 0 }, personality: 'crio' });
+  const cri = new CriClient(sim.endpoint, { timeoutMs: 5_000 });
+  const { logger, lines } = capturingLogger();
+  const liveChanges: boolean[] = [];
+  const watcher = new ContainerEventWatcher({
+    cri,
+    logger,
+    onPodEvent: () => undefined,
+    onLiveChange: (live) => liveChanges.push(live),
+    backoff: quickBackoff(),
+    settleMs: 50,
+    noEventsRetryMs: 300,
+  });
+  watcher.start();
+  // Two empty streams make the verdict; then it is asked again, slowly, and says nothing more.
+  await eventually(async () => ((sim.stats().calls.GetContainerEvents ?? 0) >= 4 ? true : undefined));
+  const noEvents = lines.filter((line) => /no container events/.test(line.msg));
+  assert.equal(noEvents.length, 1, JSON.stringify(lines));
+  assert.equal(noEvents[0].level, PINO_INFO);
+  assert.match(String((noEvents[0] as { reason?: string }).reason), /enable_pod_events/);
+  assert.equal(lines.filter((line) => line.level >= PINO_WARN).length, 0, 'an empty stream is no failure');
+  assert.deepEqual(liveChanges, [], 'events never counted as flowing');
+
+  // The runtime is reconfigured (enable_pod_events = true) and restarted: the slow retry finds events, and says so once.
+  await sim.close();
+  sim = await startSimRuntime({ socketPath, latency: { scale: 0 }, personality: 'crio', podEvents: true });
+  await eventually(async () => (watcher.live ? true : undefined));
+  const inUse = lines.filter((line) => /Container events in use/.test(line.msg));
+  assert.equal(inUse.length, 1);
+  assert.equal(inUse[0].level, PINO_INFO);
   await watcher.stop();
   cri.close();
   await sim.close();
