@@ -1,9 +1,9 @@
 // Drives a real shardlet process the way an operator would: flags on the command
 // line, manifests in a directory, and the read-only /pods endpoint to read status.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pod } from '../../src/shared/types.js';
 import { freePort } from '../../src/tools/free-port.js';
@@ -109,9 +109,34 @@ export interface ShardletChild {
   stderr: () => string;
 }
 
+/**
+ * A `--config-dir` drop-in giving the kubelet a podLogsDir of its own, unless the
+ * test chose one (its config file sets podLogsDir, or it passes drop-ins itself).
+ * Test kubelets run side by side, and each one's container GC removes the
+ * directories in podLogsDir of pods it does not know (upstream's
+ * evictPodLogsDirectories): a shared /var/log/pods lost the logs of the others' pods.
+ * podLogsDir has no flag upstream, hence the drop-in.
+ */
+function privatePodLogsDirArgs(args: readonly string[]): string[] {
+  const value = (flag: string) => args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  if (value('--config-dir') !== undefined) return [];
+  const configFile = value('--config');
+  if (configFile && /^\s*"?podLogsDir"?\s*:/m.test(readFileSync(configFile, 'utf8'))) return [];
+  const rootDir = value('--root-dir');
+  const base = rootDir ? dirname(rootDir) : mkdtempSync(join(tmpdir(), 'shardlet-test-'));
+  const dir = mkdtempSync(join(base, 'kubelet-'));
+  const podLogsDir = join(dir, 'pod-logs');
+  const dropIns = join(dir, 'config.d');
+  mkdirSync(podLogsDir);
+  mkdirSync(dropIns);
+  const dropIn = { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', podLogsDir };
+  writeFileSync(join(dropIns, '00-test-pod-logs.conf'), JSON.stringify(dropIn));
+  return [`--config-dir=${dropIns}`];
+}
+
 /** Starts `shardlet ARGS` in its own process group (so stopping it reaches everything it started), collecting its log lines. */
 export function spawnShardlet(args: string[], env?: NodeJS.ProcessEnv): ShardletChild {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: env ? { ...process.env, ...env } : undefined });
+  const child = spawn(process.execPath, [CLI, ...privatePodLogsDirArgs(args), ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: env ? { ...process.env, ...env } : undefined });
   const logs: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
