@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import type { Pod } from '../../src/shared/types.js';
 import { freePort } from '../../src/tools/free-port.js';
 
@@ -121,7 +122,7 @@ function privatePodLogsDirArgs(args: readonly string[]): string[] {
   const value = (flag: string) => args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
   if (value('--config-dir') !== undefined) return [];
   const configFile = value('--config');
-  if (configFile && /^\s*"?podLogsDir"?\s*:/m.test(readFileSync(configFile, 'utf8'))) return [];
+  if (configFile && (parseYaml(readFileSync(configFile, 'utf8')) as { podLogsDir?: string } | null)?.podLogsDir !== undefined) return [];
   const rootDir = value('--root-dir');
   const base = rootDir ? dirname(rootDir) : mkdtempSync(join(tmpdir(), 'shardlet-test-'));
   const dir = mkdtempSync(join(base, 'kubelet-'));
