@@ -8,10 +8,11 @@
 // no deprecated flag and no legacy default (anonymous access, AlwaysAllow on every
 // interface) is involved. The summary reads /pods the way the user can, with curl.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { CertificateAuthority } from '../testapiserver/tls.js';
@@ -19,6 +20,8 @@ import { DEMO_API_ADDRESS, demoKubeletConfig, demoKubeletFlags } from './demo-co
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SUMMARY_PERIOD_MS = 3_000;
+const RUNTIME_START_TIMEOUT_MS = 30_000;
+const RUNTIME_POLL_MS = 50;
 /** The kubelet API's port: upstream's 10250 unless SHARDLET_DEMO_PORT says otherwise. */
 const DEMO_API_PORT = Number(process.env.SHARDLET_DEMO_PORT ?? 10250);
 
@@ -70,12 +73,22 @@ process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
 run('dist/src/simruntime/cli.js', ['--socket', socket]);
+// The kubelet waits for a runtime that is not there yet, but says so in a warning: on a
+// busy machine the sim's socket came after the kubelet's first try. A node's unit
+// orders the kubelet after its runtime; the demo waits for the socket alike.
+await waitForSocket(socket);
 run('dist/src/main/cli.js', demoKubeletFlags(configFile, rootDir));
 const podsUrl = `https://${DEMO_API_ADDRESS}:${DEMO_API_PORT}/pods`;
 process.stderr.write(
   `demo: manifests in ${manifests} (add, edit or remove files there); config in ${configFile}\n` +
     `demo: pods: curl --cacert ${servingCertFile} --cert ${client.certFile} --key ${client.keyFile} ${podsUrl}\n`,
 );
+
+/** Resolves once the runtime's socket exists, or after RUNTIME_START_TIMEOUT_MS (the kubelet then retries on its own). */
+async function waitForSocket(path: string): Promise<void> {
+  const deadline = Date.now() + RUNTIME_START_TIMEOUT_MS;
+  while (!existsSync(path) && Date.now() < deadline && !stopping) await sleep(RUNTIME_POLL_MS);
+}
 
 /** /pods over the kubelet API, as the demo's client. */
 function fetchPods(): Promise<Array<{ metadata: { name: string }; status?: { phase?: string } }>> {
