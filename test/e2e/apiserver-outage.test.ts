@@ -6,12 +6,11 @@
 // node is not registered twice (node creates counted by the server); and shardlet
 // logs the status-write outage once when it starts and once when it ends.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { CriClient } from '../../src/shared/cri/client.js';
@@ -19,8 +18,8 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import type { Pod } from '../../src/shared/types.js';
 import { PACKAGE_ROOT, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from './scenarios.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'outage-node';
 const APISERVER_CLI = join(PACKAGE_ROOT, 'dist/src/testapiserver/cli.js');
 /** The issue's outage: the one wait of this test. */
@@ -77,8 +76,7 @@ async function startApiServer(): Promise<ApiServerProcess> {
 }
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args);
 }
 
 async function getJson<T>(...args: string[]): Promise<T> {

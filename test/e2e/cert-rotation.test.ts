@@ -4,12 +4,10 @@
 // its Lease is renewed and a pod created then is run and reported Running to the
 // API server. No status update is lost to the rotation.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
@@ -17,8 +15,8 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'rotating-node';
 const BOOTSTRAP_TOKEN = 'rotate.0123456789abcdef';
 const LIFETIME_MS = 30_000;
@@ -29,8 +27,7 @@ let kubelet: KubeletProcess;
 let adminKubeconfig: string;
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args);
 }
 
 before(async () => {

@@ -3,11 +3,9 @@
 // an explicit --kubeconfig) as the operator, a real shardlet process with
 // --kubeconfig, and the runtime over its socket; runtime state read over the CRI.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { CriClient } from '../../src/shared/cri/client.js';
@@ -16,8 +14,8 @@ import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import type { RuntimeUnderTest } from './scenarios.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'cluster-node';
 const PODS = 20;
 const MAX_PODS = PODS + 1;
@@ -75,8 +73,7 @@ async function readInContainer(podName: string, path: string): Promise<string> {
 }
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args);
 }
 
 function podManifest(name: string, command = 'sleep 3600'): Record<string, unknown> {

@@ -5,19 +5,17 @@
 // first (Failed, reason Evicted), then the burstable one, and a new best-effort pod
 // is refused at admission.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'pressure-node';
 const TIMEOUT_MS = 60_000;
 
@@ -27,8 +25,7 @@ let kubelet: KubeletProcess;
 let adminKubeconfig: string;
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args);
 }
 
 const apiPod = async (name: string) => JSON.parse(await kubectl('get', 'pod', name, '-o', 'json')) as Pod;

@@ -5,11 +5,9 @@
 // and it still shows its terminal phase, for static pods (kept under --root-dir) and
 // API pods (the API server's status) alike.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { stringify } from 'yaml';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
@@ -18,8 +16,8 @@ import type { Pod } from '../../src/shared/types.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from './scenarios.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'test-node';
 const TIMEOUT_MS = 90_000;
 const IMAGE = 'busybox:1.35';
@@ -42,8 +40,7 @@ let adminKubeconfig: string;
 let nodeKubeconfig: string;
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args);
 }
 
 async function apiPod(name: string): Promise<Pod> {

@@ -6,22 +6,20 @@
 // for kubectl, the plain healthz port, kubectl drain through the Eviction
 // subresource, and start-up failures that name the setting at fault.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { startTestApiServer, type ClientCredentials, type TestApiServer } from '../../src/testapiserver/server.js';
 import { freePort } from '../../src/tools/free-port.js';
 import { kubeletServerPortArgs, signalGroup, spawnShardlet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'api-node';
 const TIMEOUT_MS = 60_000;
 
@@ -34,8 +32,7 @@ let nodeKubeconfig: string;
 let healthzPort: number;
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: TIMEOUT_MS });
-  return stdout;
+  return kubectlOutput(adminKubeconfig, args, TIMEOUT_MS);
 }
 
 /** One request to the kubelet's :10250, as a client of its own (the serving certificate is self-signed). */

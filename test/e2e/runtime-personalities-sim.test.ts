@@ -11,7 +11,6 @@
 // at its normal period and must carry the restart alone.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +19,7 @@ import type { Summary } from '../../src/main/stats/summary-types.js';
 import type { Pod } from '../../src/shared/types.js';
 import type { PersonalityName } from '../../src/simruntime/personality.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
-import { findPod, isRunningAndReady, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { findPod, isRunningAndReady, kubeletApiGet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from './scenarios.js';
 
 const IMAGE = 'busybox:1.35';
@@ -42,19 +41,6 @@ const RUNS: PersonalityRun[] = [
   { title: 'CRI-O, enable_pod_events = false (its default)', personality: 'crio', events: false },
   { title: 'CRI-O, enable_pod_events = true', personality: 'crio', podEvents: true, events: true },
 ];
-
-/** GET on the kubelet API (:10250, self-signed; standalone without --config lets anonymous requests in). */
-function kubeletGet(kubelet: KubeletProcess, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: kubelet.apiPort, path, rejectUnauthorized: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 for (const run of RUNS) {
   describe(`shardlet on the simulated runtime as ${run.title}`, () => {
@@ -144,7 +130,7 @@ for (const run of RUNS) {
       await waitForPod('web', isRunningAndReady, 'Running');
       const summary = await waitUntil(
         async () => {
-          const reply = await kubeletGet(kubelet, '/stats/summary');
+          const reply = await kubeletApiGet(kubelet, '/stats/summary');
           assert.equal(reply.status, 200, reply.body);
           const parsed = JSON.parse(reply.body) as Summary;
           const web = parsed.pods.find((pod) => pod.podRef.name === 'web-test-node');
@@ -160,7 +146,7 @@ for (const run of RUNS) {
       }
       const web = summary.pods.find((pod) => pod.podRef.name === 'web-test-node')!;
       assert.ok((web.memory?.workingSetBytes ?? 0) > 0, `web's pod memory: ${JSON.stringify(web.memory)}`);
-      const resource = await kubeletGet(kubelet, '/metrics/resource');
+      const resource = await kubeletApiGet(kubelet, '/metrics/resource');
       assert.equal(resource.status, 200, resource.body);
       assert.match(resource.body, /^container_start_time_seconds\{container="main",namespace="default",pod="web-test-node"\} /m);
       assert.match(resource.body, /^container_memory_working_set_bytes\{container="main",namespace="default",pod="web-test-node"\} /m);
@@ -174,21 +160,21 @@ for (const run of RUNS) {
     test('container logs through the kubelet API: timestamps as upstream prints them (Z), sinceTime honoured', async () => {
       const path = '/containerLogs/default/web-test-node/main';
       let last: { status: number; body: string } | undefined;
-      await waitUntil(async () => (last = await kubeletGet(kubelet, path)).body.includes('tick\n'), TIMEOUT_MS, 'a tick in the log').catch((err: Error) => {
+      await waitUntil(async () => (last = await kubeletApiGet(kubelet, path)).body.includes('tick\n'), TIMEOUT_MS, 'a tick in the log').catch((err: Error) => {
         throw new Error(`${err.message}; the last reply: ${last?.status} ${JSON.stringify(last?.body.slice(-500))}`);
       });
-      const plain = await kubeletGet(kubelet, path);
+      const plain = await kubeletApiGet(kubelet, path);
       assert.equal(plain.status, 200);
       assert.match(plain.body, /^hello\n(tick\n)+$/);
-      const stamped = (await kubeletGet(kubelet, `${path}?timestamps=true`)).body.split('\n').filter(Boolean);
+      const stamped = (await kubeletApiGet(kubelet, `${path}?timestamps=true`)).body.split('\n').filter(Boolean);
       for (const line of stamped) assert.match(line, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z (hello|tick)$/);
       // sinceTime compares instants, whatever offset the runtime wrote.
       const helloAt = Date.parse(stamped[0].split(' ')[0]);
       assert.ok(Math.abs(helloAt - Date.now()) < 5 * 60_000, `the first record's time ${stamped[0]} is now, not hours off`);
       const future = new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
-      assert.equal((await kubeletGet(kubelet, `${path}?sinceTime=${future}`)).body, '');
+      assert.equal((await kubeletApiGet(kubelet, `${path}?sinceTime=${future}`)).body, '');
       const past = new Date(helloAt - 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
-      assert.match((await kubeletGet(kubelet, `${path}?sinceTime=${past}`)).body, /^hello\n/);
+      assert.match((await kubeletApiGet(kubelet, `${path}?sinceTime=${past}`)).body, /^hello\n/);
     });
 
     test('removing the manifest stops the pod and removes it from the runtime', async () => {

@@ -5,14 +5,13 @@
 // volume[] and ephemeral storage within volumeStatsAggPeriod, read from :10250 as
 // metrics-server reads it.
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Summary } from '../../src/main/stats/summary-types.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
-import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
+import { kubeletApiGet, startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { manifest } from './scenarios.js';
 
 const TIMEOUT_MS = 60_000;
@@ -23,18 +22,6 @@ let sim: SimRuntime;
 let kubelet: KubeletProcess;
 let hostDir: string;
 
-/** GET on :10250 (anonymous, AlwaysAllow without --config, as upstream's legacy defaults; a self-signed serving certificate). */
-function kubeletGet(path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: kubelet.apiPort, path, rejectUnauthorized: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 before(async () => {
   const workDir = mkdtempSync(join(tmpdir(), 'shardlet-volstats-e2e-'));
@@ -66,7 +53,7 @@ test('an emptyDir’s usage is in /stats/summary’s volume[] and the pod’s ep
   symlinkSync('/', join(volume, 'host-root'));
 
   const summary = await waitUntil(async () => {
-    const reply = await kubeletGet('/stats/summary');
+    const reply = await kubeletApiGet(kubelet, '/stats/summary');
     if (reply.status !== 200) return false;
     const parsed = JSON.parse(reply.body) as Summary;
     const cache = parsed.pods.find((p) => p.podRef.uid === uid)?.volume?.find((v) => v.name === 'cache');
@@ -79,6 +66,6 @@ test('an emptyDir’s usage is in /stats/summary’s volume[] and the pod’s ep
   assert.ok(cache.inodesUsed! >= 4, 'the directory, the file and both links');
   assert.ok(cache.capacityBytes! > 0 && cache.inodes! > 0 && cache.availableBytes !== undefined && cache.inodesFree !== undefined);
   assert.ok(podStats['ephemeral-storage']!.usedBytes! >= WRITTEN_BYTES, 'a local ephemeral volume counts in the pod’s ephemeral storage');
-  const cpuAndMemory = JSON.parse((await kubeletGet('/stats/summary?only_cpu_and_memory=true')).body) as Summary;
+  const cpuAndMemory = JSON.parse((await kubeletApiGet(kubelet, '/stats/summary?only_cpu_and_memory=true')).body) as Summary;
   assert.equal(cpuAndMemory.pods.find((p) => p.podRef.uid === uid)?.volume, undefined, 'metrics-server’s view has no filesystems');
 });

@@ -9,11 +9,9 @@
 //     its sandbox is still READY (StopPodSandbox held by the simulated runtime, as a
 //     loaded CRI-O holds it), so a Job's completion does not wait for the teardown.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { stringify } from 'yaml';
@@ -23,8 +21,8 @@ import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';
 import { testNoRefusals } from '../helpers/no-refusals.js';
+import { kubectlOutput } from '../helpers/kubectl.js';
 
-const run = promisify(execFile);
 const NODE = 'progress-node';
 const TIMEOUT_MS = 90_000;
 const IMAGE = 'busybox:1.35';
@@ -49,8 +47,7 @@ for (const workers of [2, 0]) {
     let adminKubeconfig: string;
 
     async function kubectl(...args: string[]): Promise<string> {
-      const { stdout } = await run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
-      return stdout;
+      return kubectlOutput(adminKubeconfig, args);
     }
 
     async function apply(name: string, spec: Record<string, unknown>): Promise<string> {

@@ -1,6 +1,7 @@
 // Drives a real shardlet process the way an operator would: flags on the command
 // line, manifests in a directory, and the read-only /pods endpoint to read status.
 import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -199,4 +200,20 @@ export function isRunningAndReady(pod: Pod | undefined): boolean {
     pod?.status?.phase === 'Running' &&
     (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
   );
+}
+
+/**
+ * An anonymous GET on the kubelet API (:10250, its self-signed serving certificate not
+ * checked): without --config, upstream's legacy defaults let anonymous requests in.
+ */
+export function kubeletApiGet(kubelet: KubeletProcess, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: kubelet.apiPort, path, rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
