@@ -54,6 +54,12 @@ function runGroup(label, files, concurrency) {
   return new Promise((resolve) => child.on('close', (code) => resolve({ label, code, counts })));
 }
 
+// Node 22 or newer, as package.json's engines say: npm scripts run the `node` devDependency's.
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  process.stderr.write(`run-tests: Node ${process.version} is too old; run it through npm (npm test) or node_modules/.bin/node\n`);
+  process.exit(2);
+}
+
 const asked = process.argv.slice(2);
 for (const name of asked) {
   if (!GROUP_NAMES.includes(name)) {
