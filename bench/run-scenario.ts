@@ -135,10 +135,9 @@ async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
 /** Polls shardlet's start records until every submitted pod is Running; resolves with those records. */
 async function waitAllRunning(run: RunUnderTest, submittedAtMs: Map<string, number>): Promise<StartupRecord[]> {
   const deadline = Date.now() + START_TIMEOUT_MS;
-  let running: StartupRecord[] = [];
   for (;;) {
     run.shardlet.assertRunning();
-    running = (await run.shardlet.startupRecords()).filter((record) => submittedAtMs.has(record.pod) && record.runningAtMs !== undefined);
+    const running = (await run.shardlet.startupRecords()).filter((record) => submittedAtMs.has(record.pod) && record.runningAtMs !== undefined);
     run.progress.update(running.length, submittedAtMs.size, 'Running');
     if (running.length >= submittedAtMs.size) return running;
     if (Date.now() > deadline) throw new Error(`only ${running.length} of ${submittedAtMs.size} pods Running after ${START_TIMEOUT_MS / 1000} s`);

@@ -114,6 +114,7 @@ async function smoke() {
     linux: { cgroupParent: `/kubepods/besteffort/pod${uid}`, securityContext: { namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
   };
   let sandboxId;
+  let leftover;
   try {
     const t0 = Date.now();
     ({ podSandboxId: sandboxId } = await rt('RunPodSandbox', { config: sandboxConfig }));
@@ -183,14 +184,15 @@ async function smoke() {
       await rt('StopPodSandbox', { podSandboxId: sandboxId }); // idempotent
       await rt('RemovePodSandbox', { podSandboxId: sandboxId });
       const left = await rt('ListPodSandbox', { filter: { id: sandboxId } });
-      if (left.items.length) throw new Error(`sandbox ${sandboxId} still listed after RemovePodSandbox`);
+      // Named after the finally block, which must not replace an error of the smoke test's own.
+      if (left.items.length) leftover = new Error(`sandbox ${sandboxId} still listed after RemovePodSandbox`);
     }
     if (process.env.SHARDLET_SMOKE_KEEP !== '1') {
       rmSync(logDir, { recursive: true, force: true });
       // runc creates the missing parents of a cgroup path but never removes them; a
       // kubelet owns its pod cgroups. Remove the (now empty) pod cgroup we named.
       for (const root of ['/sys/fs/cgroup', '/sys/fs/cgroup/unified']) {
-        let ctrls = [];
+        let ctrls;
         try { ctrls = root.endsWith('unified') ? [''] : readdirSync(root); } catch { continue; }
         for (const c of ctrls) {
           try { rmdirSync(join(root, c, sandboxConfig.linux.cgroupParent)); } catch { /* absent or not empty */ }
@@ -198,6 +200,7 @@ async function smoke() {
       }
     }
   }
+  if (leftover) throw leftover;
   const per = {};
   for (const [m, ms] of timings) (per[m] ??= []).push(ms);
   say(`call times (ms): ${Object.entries(per).map(([m, a]) => `${m} ${a.map((x) => x.toFixed(0)).join('/')}`).join(', ')}`);

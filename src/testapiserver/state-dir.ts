@@ -48,7 +48,7 @@ export async function loadServerState(stateDir: string): Promise<SavedServerStat
     if (storeText) state.snapshot = JSON.parse(storeText) as StoreSnapshot;
     if (serverText) state.port = (JSON.parse(serverText) as { port?: number }).port;
   } catch (err) {
-    throw new Error(`${stateDir}: unreadable test API server state: ${(err as Error).message}`);
+    throw new Error(`${stateDir}: unreadable test API server state: ${(err as Error).message}`, { cause: err });
   }
   if (keyText) state.signingKey = Buffer.from(keyText.trim(), 'base64');
   return state;

@@ -86,7 +86,7 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
     assert.ok(steady.probes && steady.probes.perSecond > 0 && steady.probes.sampled > 0, `probes ${JSON.stringify(steady.probes)}`);
     assert.ok(Number.isFinite(steady.probes.latency.p99Ms));
     assert.ok(steady.threadCpuPercent && steady.threadCpuPercent.shards > 0, 'the shards probed');
-    assert.match(stdout, /^  probes http static wk 1 {2}[\d.]+ probes\/s; latency p50 [\d.]+ p99 [\d.]+/m);
+    assert.match(stdout, /^ {2}probes http static wk 1 {2}[\d.]+ probes\/s; latency p50 [\d.]+ p99 [\d.]+/m);
   });
 
   it('churns pods for 20 s and reports what it left behind', () => {

@@ -82,7 +82,7 @@ async function removeAll(t?: TestContext): Promise<void> {
     // What is left, and what shardlet said of trouble since, so a failure here can be understood.
     const left = [...(await runtimeInventory(cri, NODE))].map(([uid, objects]) => ({ uid, ...objects }));
     const trouble = kubelet.logs.filter((line) => Number(line.level) >= 40 && Number(line.time) >= removedAtMs).slice(-40);
-    throw new Error(`${(err as Error).message}\nleft in the runtime: ${JSON.stringify(left)}\nwarnings since: ${trouble.map((line) => JSON.stringify(line)).join('\n')}`);
+    throw new Error(`${(err as Error).message}\nleft in the runtime: ${JSON.stringify(left)}\nwarnings since: ${trouble.map((line) => JSON.stringify(line)).join('\n')}`, { cause: err });
   }
 }
 

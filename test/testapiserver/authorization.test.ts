@@ -28,7 +28,6 @@ describe('authorization and admission over HTTPS', () => {
   let h: Harness;
   let nodeKubeconfig: string;
   let bobKubeconfig: string;
-  let leadKubeconfig: string;
 
   before(async () => {
     h = await startHarness({ defaultNodeName: 'n1' });
@@ -37,7 +36,7 @@ describe('authorization and admission over HTTPS', () => {
     h.server.addToken('lead-token', 'lead');
     nodeKubeconfig = await h.server.writeKubeconfig(path.join(h.dir, 'n1.kubeconfig'), { user: 'kubelet', nodeName: 'n1' });
     bobKubeconfig = await h.server.writeKubeconfig(path.join(h.dir, 'bob.kubeconfig'), { user: 'admin', token: 'bob-token' });
-    leadKubeconfig = await h.server.writeKubeconfig(path.join(h.dir, 'lead.kubeconfig'), { user: 'admin', token: 'lead-token' });
+    await h.server.writeKubeconfig(path.join(h.dir, 'lead.kubeconfig'), { user: 'admin', token: 'lead-token' });
     assert.equal((await h.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'team' } } })).status, 201);
   });
   after(() => h.close());

@@ -9,7 +9,7 @@ const APPARMOR_ENABLED_PARAMETER = '/sys/module/apparmor/parameters/enabled';
 /** Why AppArmor cannot be enforced here, undefined when it can; `root` lets tests point at a fake /sys. */
 export function appArmorHostProblem(root = ''): string | undefined {
   if (process.platform !== 'linux') return 'binary not compiled for linux';
-  let enabled = false;
+  let enabled: boolean;
   try {
     enabled = existsSync(root + APPARMOR_SECURITYFS) && readFileSync(root + APPARMOR_ENABLED_PARAMETER, 'utf8').startsWith('Y');
   } catch {

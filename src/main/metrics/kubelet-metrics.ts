@@ -145,6 +145,8 @@ export class KubeletMetrics {
   }
 
   private registerRuntimeGauges(): void {
+    // prom-client calls collect() with the gauge as `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const metrics = this;
     new client.Gauge({
       name: 'kubelet_running_pods',

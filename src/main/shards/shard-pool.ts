@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import * as Comlink from 'comlink';
 import { nodeEndpoint } from '../../shared/comlink-node.js';
-import type { MessagePort } from 'node:worker_threads';
 import {
   isNeedFullRequest,
   isPlegRelistMessage,

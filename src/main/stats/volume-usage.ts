@@ -103,7 +103,7 @@ class UsageWalk {
       for (let start = 0; start < names.length; start += LSTATS_AT_ONCE) await this.entries(handle, names.slice(start, start + LSTATS_AT_ONCE), subdirectories);
     } else {
       // Streamed: a directory of millions of names must not be held at once.
-      let batch: string[] = [];
+      const batch: string[] = [];
       for await (const entry of await opendir(atPath(handle, '.'), { bufferSize: DIRECTORY_READ_ENTRIES })) {
         batch.push(entry.name);
         if (batch.length === LSTATS_AT_ONCE) await this.entries(handle, batch.splice(0), subdirectories);

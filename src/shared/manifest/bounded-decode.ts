@@ -28,6 +28,7 @@ export class DecodeError extends Error {
 
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** C0 controls other than tab, LF and CR, and DEL: neither YAML nor JSON text may hold them raw. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /**

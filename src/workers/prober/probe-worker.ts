@@ -148,7 +148,7 @@ export class ProbeWorker {
     if (this.stopped || this.probing) return;
     this.probing = true;
     this.firstProbeDone = true;
-    let keepGoing = true;
+    let keepGoing: boolean;
     try {
       keepGoing = await this.doProbe();
     } finally {

@@ -15,7 +15,12 @@ import { requestAttributes } from '../../../src/main/server/request-attributes.j
 let dir: string;
 let server: http.Server;
 let kubeconfig: string;
-const received: Array<{ path: string; body: Record<string, any> }> = [];
+/** A TokenReview or SubjectAccessReview as the server received it. */
+interface ReviewBody {
+  kind?: string;
+  spec?: Record<string, unknown>;
+}
+const received: Array<{ path: string; body: ReviewBody }> = [];
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'shardlet-review-clients-'));
@@ -23,7 +28,7 @@ before(async () => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
-      const body = JSON.parse(text) as Record<string, any>;
+      const body = JSON.parse(text) as ReviewBody;
       received.push({ path: req.url ?? '', body });
       const status = body.kind === 'TokenReview'
         ? { authenticated: true, user: { username: 'system:serviceaccount:ns:sa', uid: 'u-1', groups: ['system:serviceaccounts'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=7'] } } }
@@ -72,5 +77,5 @@ test('a TokenReview\'s uid and extra come back with the user', async () => {
     authenticated: true,
     user: { name: 'system:serviceaccount:ns:sa', uid: 'u-1', groups: ['system:serviceaccounts'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=7'] } },
   });
-  assert.equal(received.at(-1)!.body.spec.token, 'some-token');
+  assert.equal(received.at(-1)!.body.spec?.token, 'some-token');
 });

@@ -4,7 +4,6 @@ import {
   crashBackoffDelayMs,
   crashBackoffUntilMs,
   formatGoDurationSeconds,
-  INITIAL_CRASH_BACKOFF_MS,
   MAX_CRASH_BACKOFF_MS,
 } from '../../../src/shared/kuberuntime/crash-backoff.js';
 import type { RuntimeContainer } from '../../../src/shared/runtime-pod.js';

@@ -161,7 +161,7 @@ function longBitsToNumber(r: Reader, unsigned: boolean): number {
   const buf = r.buf;
   let lo = 0;
   let hi = 0;
-  let byte = 0;
+  let byte: number;
   let done = false;
   for (let i = 0; i < VARINT_LOW_BYTES && !done; i++) {
     byte = nextByte(r, buf);
