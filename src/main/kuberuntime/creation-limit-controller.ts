@@ -8,9 +8,17 @@ import { AdaptiveLimit, DEFAULT_ADAPTIVE_LIMIT_OPTIONS, type AdaptiveLimitOption
 import { formatRuntimeCreationLimit, type RuntimeCreationLimit } from '../../shared/runtime-creation/creation-limit-setting.js';
 import { CREATION_KINDS, CreationPermits } from '../../shared/runtime-creation/creation-permits.js';
 
-/** How often the finished creations are collected: well under one RunPodSandbox (≈ 90 ms unloaded), so the limit moves about once per round of calls. */
-export const CREATION_LIMIT_TICK_MS = 100;
-/** Creations a window needs before the limit moves on it: fewer say little about the runtime's latency. */
+/**
+ * How often the finished creations are collected: well under one RunPodSandbox
+ * (≈ 90 ms unloaded), so the limit can move once per round of calls (TCP Vegas
+ * moves its window once per round trip).
+ */
+export const CREATION_LIMIT_TICK_MS = 25;
+/**
+ * Creations a window needs before the limit moves on it: fewer say little about
+ * the runtime's latency. A limit below it moves after one round of its own size,
+ * so that slow start from 2 takes one round per doubling.
+ */
 export const MIN_WINDOW_CREATIONS = 4;
 
 export interface CreationLimitControllerOptions {
@@ -68,7 +76,7 @@ export class CreationLimitController {
     }
     this.pending.saturated ||= taken.saturated;
     const finished = Object.values(this.pending.byKind).reduce((sum, figures) => sum + figures.count, 0);
-    if (finished < MIN_WINDOW_CREATIONS) return;
+    if (finished < Math.min(MIN_WINDOW_CREATIONS, this.adaptive.limit)) return;
     const window = this.pending;
     this.pending = emptyWindow();
     const before = this.adaptive.limit;

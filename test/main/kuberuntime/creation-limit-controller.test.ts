@@ -34,18 +34,21 @@ test('a fixed limit is what the shards get and it never moves', () => {
 test('adaptive: starts at the minimum, moves only on a window of enough creations, grows while latency holds and is cut when it climbs', () => {
   const controller = new CreationLimitController({ setting: { mode: 'adaptive' }, shards: 1, logger });
   assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT);
-  finish(controller, MIN_WINDOW_CREATIONS - 1, 0.09);
-  controller.tick();
-  assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT, 'too few creations to say anything yet');
   finish(controller, 1, 0.09);
   controller.tick();
-  assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT * 2, 'the window is complete: slow start doubles');
-  finish(controller, MIN_WINDOW_CREATIONS, 0.1);
+  assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT, 'one creation says nothing yet');
+  finish(controller, 1, 0.09);
   controller.tick();
-  assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT * 4);
+  assert.equal(controller.figures()?.limit, 4, 'a round of the limit’s size (2) completes the window: slow start doubles');
+  finish(controller, MIN_WINDOW_CREATIONS - 1, 0.1);
+  controller.tick();
+  assert.equal(controller.figures()?.limit, 4, `from ${MIN_WINDOW_CREATIONS} up a window needs ${MIN_WINDOW_CREATIONS} creations`);
+  finish(controller, 1, 0.1);
+  controller.tick();
+  assert.equal(controller.figures()?.limit, 8);
   finish(controller, MIN_WINDOW_CREATIONS, 0.9);
   controller.tick();
-  assert.equal(controller.figures()?.limit, MIN_CREATION_LIMIT * 2, '10× the baseline: halved');
+  assert.equal(controller.figures()?.limit, 4, '10× the baseline: halved');
 });
 
 test('a lost shard’s permits come back through the controller', () => {
