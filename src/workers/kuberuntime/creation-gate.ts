@@ -22,6 +22,15 @@ export const UNGUARDED_CREATIONS: CreationGate = { run: (_kind, create) => creat
  */
 export const PERMIT_RECHECK_MS = 1_000;
 
+/**
+ * A creation whose calls have run this long gives its permit back while they go
+ * on (their latency, this long, still counts): one sandbox stuck in a CNI plugin
+ * until the 2-minute CRI deadline must not hold up every other pod on the node for
+ * that long. It is ≈ 100× a RunPodSandbox at no load; a guarded runtime answers far
+ * sooner, an unguarded one burst of 100 took 63 s.
+ */
+export const STALLED_CREATION_MS = 10_000;
+
 interface Waiter {
   kind: CreationKind;
   granted: () => void;
@@ -34,15 +43,25 @@ export class SharedCreationGate implements CreationGate {
   constructor(
     private readonly permits: CreationPermits,
     private readonly shard: number,
+    private readonly stalledAfterMs = STALLED_CREATION_MS,
   ) {}
 
   async run<T>(kind: CreationKind, create: () => Promise<T>): Promise<T> {
     await this.acquire(kind);
     const startedAt = performance.now();
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.permits.release(kind, this.shard, (performance.now() - startedAt) / 1000);
+    };
+    const stalled = setTimeout(release, this.stalledAfterMs);
+    stalled.unref();
     try {
       return await create();
     } finally {
-      this.permits.release(kind, this.shard, (performance.now() - startedAt) / 1000);
+      clearTimeout(stalled);
+      release();
     }
   }
 
