@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { PERSONALITY_NAMES, type PersonalityName } from '../src/simruntime/personality.js';
 import { SIM_PROFILE_NAMES, type SimProfileName } from '../src/simruntime/profiles.js';
+import { parseRuntimeCreationLimit } from '../src/shared/runtime-creation/creation-limit-setting.js';
 import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 
 export type SourceKind = 'static' | 'api';
@@ -27,6 +28,12 @@ export interface BenchOptions {
   containerEvents?: boolean;
   /** The simulated runtime answers as this runtime (src/simruntime/personality.ts); its default without. */
   simPersonality?: PersonalityName;
+  /**
+   * shardlet's --runtime-creation-limit values to run each selected run with
+   * (adaptive, off or a number), side by side against the same floor; shardlet's
+   * default (adaptive) without.
+   */
+  creationLimits?: string[];
   /** Where results.json and the plots go; a fresh bench/results/<stamp>/ by default. */
   outDir?: string;
 }
@@ -54,6 +61,8 @@ Options:
   --sim-personality NAME
                         the simulated runtime answers as ${PERSONALITY_NAMES.join(', ')}
                         (src/simruntime/personality.ts; crio without pod events)
+  --creation-limit LIST shardlet --runtime-creation-limit values, e.g. off,adaptive: every run
+                        once per value, against the same floor (default: shardlet's, adaptive)
   --quick               a small smoke run (20 pods) of the selected scenarios
   --out DIR             directory for results.json and the plots
   -h, --help            this text
@@ -84,6 +93,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         'probes-exec': { type: 'boolean', default: false },
         'container-events': { type: 'string' },
         'sim-personality': { type: 'string' },
+        'creation-limit': { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -104,6 +114,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     probesExec: values['probes-exec'],
     containerEvents: oneOf('--container-events', values['container-events'], ['on', 'off'] as const) !== 'off',
     simPersonality: oneOf('--sim-personality', values['sim-personality'], PERSONALITY_NAMES),
+    creationLimits: creationLimitList(values['creation-limit']),
     outDir: values.out,
   };
 }
@@ -141,6 +152,20 @@ function sourceList(value: string | undefined): SourceKind[] | undefined {
   const source = oneOf('--source', value, ['static', 'api', 'both'] as const);
   if (source === undefined) return undefined;
   return source === 'both' ? ['static', 'api'] : [source];
+}
+
+/** Each value as shardlet's flag accepts it, in its own spelling; duplicates once. */
+function creationLimitList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const values = text.split(',').map((part) => part.trim());
+  for (const value of values) {
+    try {
+      parseRuntimeCreationLimit(value);
+    } catch (err) {
+      throw new BenchUsageError(`--creation-limit: "${value}" ${(err as Error).message}`);
+    }
+  }
+  return [...new Set(values)];
 }
 
 function positiveNumber(flag: string, text: string | undefined): number | undefined {

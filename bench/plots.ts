@@ -83,19 +83,26 @@ function cdfPoints(latenciesMs: number[]): Array<[number, number]> {
   return [[0, 0], ...sorted.map((ms, i): [number, number] => [ms / 1000, (i + 1) / sorted.length])];
 }
 
-/** One panel per group of runs that differ only in --workers. */
+/** One panel per group of runs that differ only in --workers (and --runtime-creation-limit, when the bench sweeps it). */
 function latencyCharts(scenario: ScenarioPlan, { runsById, floorsById }: PlotInputs): Chart[] {
   const groups = new Map<string, RunResult[]>();
   for (const row of scenario.rows) {
     const run = runsById.get(row.runId);
     if (!run?.start) continue;
-    const title = `${row.label}, ${run.spec.pods} pods, ${run.spec.source}`;
+    const limitSuffix = run.spec.creationLimit ? ` limit ${run.spec.creationLimit}` : '';
+    const label = limitSuffix && row.label.endsWith(limitSuffix) ? row.label.slice(0, -limitSuffix.length) : row.label;
+    const title = `${label}, ${run.spec.pods} pods, ${run.spec.source}`;
     groups.set(title, [...(groups.get(title) ?? []), run]);
   }
   return [...groups].map(([title, runs]) => {
+    const sweepsLimit = runs.some((run) => run.spec.creationLimit !== undefined);
     const series: Series[] = runs
       .sort((a, b) => a.spec.workers - b.spec.workers)
-      .map((run) => ({ label: `--workers ${run.spec.workers}`, color: colorOfWorkers(run.spec.workers), points: cdfPoints(run.start!.pods.map((pod) => pod.latencyMs)) }));
+      .map((run, i) => ({
+        label: `--workers ${run.spec.workers}${run.spec.creationLimit ? `, limit ${run.spec.creationLimit}` : ''}`,
+        color: sweepsLimit ? OTHER_COLORS[i % OTHER_COLORS.length] : colorOfWorkers(run.spec.workers),
+        points: cdfPoints(run.start!.pods.map((pod) => pod.latencyMs)),
+      }));
     const floor = floorsById.get(runs[0].spec.floorId)?.measured;
     if (floor) series.push({ label: 'floor (bare client)', color: FLOOR_COLOR, dashed: true, points: cdfPoints(floor.podLatenciesMs) });
     return { title, xLabel: 'seconds from submission to Running', yLabel: 'fraction of pods Running', series, yMax: 1 };

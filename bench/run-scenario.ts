@@ -71,6 +71,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
       imagePulls: spec.imagePulls,
       manifestDir,
       kubeconfig: api?.nodeKubeconfig,
+      creationLimit: spec.creationLimit,
     });
     teardown.push(() => shardlet.stop());
     // Last of all: on containerd the pods (and their processes) leave the run's cgroups only when the runtime closes.

@@ -83,6 +83,8 @@ export interface RunSpec extends Omit<FloorSpec, 'id'> {
   containerEvents?: boolean;
   /** The simulated runtime's personality (src/simruntime/personality.ts); its default without. */
   simPersonality?: PersonalityName;
+  /** shardlet's --runtime-creation-limit for this run (--creation-limit); shardlet's default without. */
+  creationLimit?: string;
 }
 
 export interface ScenarioRow {
@@ -351,7 +353,7 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
 
 /** The scenarios asked for, and each distinct run once, grouped after its floor. */
 export function planBench(options: BenchOptions, containerdImage?: string): BenchPlan {
-  const built = options.scenarios.map((name) => SCENARIOS[name](options, containerdImage));
+  const built = options.scenarios.map((name) => withCreationLimits(SCENARIOS[name](options, containerdImage), options.creationLimits));
   const runsById = new Map<string, RunSpec>();
   const floorsById = new Map<string, FloorSpec>();
   for (const { run } of built.flatMap((scenario) => scenario.rows)) {
@@ -375,13 +377,30 @@ export function planBench(options: BenchOptions, containerdImage?: string): Benc
   return { scenarios, runs, floors: [...floorsById.values()] };
 }
 
+/**
+ * Each row once per --creation-limit value, next to each other and against the
+ * same floor, so that the guard off and on are compared in one run.
+ */
+function withCreationLimits<T extends { rows: Array<ScenarioRow & { run: RunSpec }> }>(scenario: T, creationLimits: string[] | undefined): T {
+  if (!creationLimits) return scenario;
+  const rows = scenario.rows.flatMap((row) =>
+    creationLimits.map((creationLimit) => ({
+      label: `${row.label} limit ${creationLimit}`,
+      runId: `${row.runId}:limit-${creationLimit}`,
+      run: { ...row.run, id: `${row.run.id}:limit-${creationLimit}`, creationLimit },
+    })),
+  );
+  return { ...scenario, rows };
+}
+
 /** "arm 500 pods, static, --workers 2" and the pull setting when it is not the density one. */
 export function describeRun(run: RunSpec): string {
   const pulls = run.imageSet.name === densityImages().name ? '' : `, ${run.imageSet.images.length} images ${imagePullsLabel(run.imagePulls)}`;
   const steady = run.steadySeconds > 0 ? `, then ${run.steadySeconds} s steady` : '';
   const churn = run.churn ? `, then ${run.churn.seconds} s churn at ${run.churn.perSecond}/s` : '';
   const events = `${run.simPersonality ? ` as ${run.simPersonality}` : ''}${run.containerEvents === false ? ', no container events' : ''}`;
-  return `${run.profile}${events} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${steady}${churn}`;
+  const limit = run.creationLimit ? `, --runtime-creation-limit=${run.creationLimit}` : '';
+  return `${run.profile}${events} ${run.pods} pods${pulls}, ${run.source}, --workers ${run.workers}${limit}${steady}${churn}`;
 }
 
 export function describeFloor(floor: FloorSpec): string {

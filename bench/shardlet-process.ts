@@ -41,6 +41,8 @@ export interface ShardletLaunch {
   manifestDir?: string;
   /** For the API source. */
   kubeconfig?: string;
+  /** --runtime-creation-limit; shardlet's default (adaptive) without. */
+  creationLimit?: string;
 }
 
 export class ShardletProcess {
@@ -94,6 +96,7 @@ export class ShardletProcess {
         ...pulls,
         ...(launch.manifestDir ? [`--pod-manifest-path=${launch.manifestDir}`] : []),
         ...(launch.kubeconfig ? [`--kubeconfig=${launch.kubeconfig}`] : []),
+        ...(launch.creationLimit ? [`--runtime-creation-limit=${launch.creationLimit}`] : []),
       ],
       // Its JSON logs are part of what it costs, but nobody reads them here.
       { stdio: ['ignore', 'ignore', 'pipe'] },

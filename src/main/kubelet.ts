@@ -31,6 +31,7 @@ import { KubeletApi } from './server/kubelet-api.js';
 import type { Health } from './server/healthz.js';
 import { ContainerLogManager } from './logs/container-log-manager.js';
 import { ShardPool } from './shards/shard-pool.js';
+import { CreationLimitController } from './kuberuntime/creation-limit-controller.js';
 import { RuntimeEventsFlag } from '../shared/pleg/runtime-events-flag.js';
 import { ownThreadCpuMicros, type ThreadCpuReport } from '../shared/thread-cpu.js';
 import { ownHeapFigures, type ThreadHeapReport } from '../shared/thread-heap.js';
@@ -73,6 +74,8 @@ export class Kubelet {
   );
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
+  /** The runtime contention guard's node-wide permits and, when adaptive, its limit. */
+  private readonly creationLimit: CreationLimitController;
   /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
   readonly metrics: KubeletMetrics;
   /** /stats/summary and /metrics/resource. */
@@ -119,7 +122,13 @@ export class Kubelet {
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
     this.orphanedPodSubpaths = new OrphanedPodSubpaths(options.rootDir, logger);
     this.protection = new NodeProtection(options, logger);
-    this.metrics = new KubeletMetrics({ nodeName: options.nodeName, criCalls: this.criCalls, shardStats: () => this.shardStats() });
+    this.creationLimit = new CreationLimitController({ setting: options.runtimeCreationLimit, shards: Math.max(options.workers, 1), logger });
+    this.metrics = new KubeletMetrics({
+      nodeName: options.nodeName,
+      criCalls: this.criCalls,
+      shardStats: () => this.shardStats(),
+      creationLimit: () => this.creationLimit.figures(),
+    });
     this.summary = new SummaryProvider({
       nodeName: options.nodeName,
       rootDir: options.rootDir,
@@ -167,12 +176,14 @@ export class Kubelet {
       maxParallelImagePulls: options.maxParallelImagePulls,
       logger,
     });
+    this.creationLimit.start();
     this.shards = new ShardPool({
       workers: options.workers,
       settings: this.shardSettings(podCgroups),
       pulls,
       logger,
       faultInjection: options.faultInjection,
+      onShardLost: (index) => this.creationLimit.reclaimShard(index),
       onShardReplaced: (index) => this.resyncShard(index),
       onProbeResult: (message) => this.onProbeResult(message),
       onPodEvent: (message) => this.recordPodEvent(message.pod, message.event),
@@ -242,6 +253,7 @@ export class Kubelet {
     await this.server?.close();
     await this.kubeletApi?.stop();
     await this.shards?.close();
+    this.creationLimit.close();
     await this.containerLogs?.stop();
     this.apiCri?.close();
     await this.terminalRecords.flush();
@@ -291,6 +303,7 @@ export class Kubelet {
       logLevel: levelForVerbosity(options.verbosity),
       criCallCounts: this.criCalls.buffer,
       runtimeEventsLive: new RuntimeEventsFlag().buffer,
+      runtimeCreationPermits: this.creationLimit.shared,
     };
   }
 

@@ -46,6 +46,12 @@ export interface ShardSettings {
    * reads as "no events".
    */
   runtimeEventsLive?: SharedArrayBuffer;
+  /**
+   * The node-wide permits for sandbox and container creations in flight
+   * (CreationPermits.buffer for `shards` shards, src/shared/runtime-creation/);
+   * absent with --runtime-creation-limit=off: creations go to the runtime unguarded.
+   */
+  runtimeCreationPermits?: { buffer: SharedArrayBuffer; shards: number };
 }
 
 /** What a pod worker asks its shard to do, as upstream's SyncPod / SyncTerminatingPod / SyncTerminatedPod. */

@@ -27,6 +27,7 @@ import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
 import { getRuntimePodStatus } from './kuberuntime/runtime-status.js';
 import { syncPod } from './kuberuntime/sync-pod.js';
 import { openShardCri } from './shard-cri.js';
+import { creationGateFor } from './kuberuntime/creation-gate.js';
 import { createProbeRunner } from './prober/prober.js';
 import { ProberManager } from './prober/prober-manager.js';
 import { teardownPodVolumes } from './volumes/pod-volumes.js';
@@ -56,6 +57,7 @@ export class Shard {
       // Each sync binds its own, to its pod.
       publishEvent: () => undefined,
       runtimeEventsLive: () => runtimeEvents.live(),
+      creations: creationGateFor(settings, index),
     };
     this.prober = new ProberManager({ run: createProbeRunner(cri), logger: shardLogger, onResultChange: post, hostIP: settings.hostIP });
   }

@@ -9,6 +9,7 @@ import type { CriCallCounts } from '../../shared/cri/call-counts.js';
 import { DEF_BUCKETS_SECONDS } from '../../shared/metrics/shared-histogram.js';
 import type { RelistResult, RuntimeCounts } from '../../shared/shard-protocol.js';
 import type { ShardStats } from '../shards/shard-pool.js';
+import type { CreationLimitFigures } from '../kuberuntime/creation-limit-controller.js';
 import type { StartupRecord } from '../status/startup-tracker.js';
 import { criOperationMetrics } from './cri-operation-metrics.js';
 import { httpInflightRequests, httpRequestDuration, httpRequests } from './http-metrics.js';
@@ -31,6 +32,8 @@ export interface KubeletMetricsSource {
   criCalls: CriCallCounts;
   /** Per-shard figures (none with --workers 0). */
   shardStats(): ShardStats[];
+  /** The runtime contention guard's limit and creations in flight; undefined with it off. */
+  creationLimit?(): CreationLimitFigures | undefined;
 }
 
 export class KubeletMetrics {
@@ -97,6 +100,7 @@ export class KubeletMetrics {
     for (const metric of [httpRequests, httpRequestDuration, httpInflightRequests]) this.registry.registerMetric(metric);
     for (const metric of criOperationMetrics(source.criCalls)) this.registry.registerMetric(metric as unknown as client.Metric);
     this.shardSyncDuration = this.registerShardSeries();
+    this.registerCreationLimitGauges();
   }
 
   /** The exposition text of every series (text/plain; version=0.0.4). */
@@ -209,6 +213,29 @@ export class KubeletMetrics {
       labelNames: ['shard'],
       buckets: [...DEF_BUCKETS_SECONDS],
       registers,
+    });
+  }
+
+  /** The runtime contention guard's gauges, only when it is on (a limit of 0 would read as "nothing may start"). */
+  private registerCreationLimitGauges(): void {
+    const creationLimit = this.source.creationLimit;
+    if (!creationLimit?.()) return;
+    const registers = [this.registry];
+    new client.Gauge({
+      name: 'shardlet_runtime_creation_limit',
+      help: helpText('ALPHA', 'Sandbox and container creations the runtime contention guard lets run at once, node-wide (--runtime-creation-limit); absent when it is off.'),
+      registers,
+      collect() {
+        this.set(creationLimit()?.limit ?? 0);
+      },
+    });
+    new client.Gauge({
+      name: 'shardlet_runtime_creations_in_flight',
+      help: helpText('ALPHA', 'Sandbox and container creations holding a permit of the runtime contention guard now, node-wide.'),
+      registers,
+      collect() {
+        this.set(creationLimit()?.inFlight ?? 0);
+      },
     });
   }
 }

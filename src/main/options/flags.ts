@@ -12,6 +12,7 @@ import type { NodeTaint } from './kubelet-options.js';
 import { parseTaintSpec } from './taints.js';
 import { CONFIG_FLAG_DEPRECATION, UPSTREAM_FLAGS, type FlagGroup, type UpstreamFlag } from './upstream-flags.js';
 import { nodeLabelsError } from './node-labels.js';
+import { parseRuntimeCreationLimit, type RuntimeCreationLimit } from '../../shared/runtime-creation/creation-limit-setting.js';
 
 export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -63,6 +64,8 @@ export interface KubeletFlags {
   logindConfDir?: string;
   /** shardlet's own: the period of the PLEG's full relist (upstream's fixed 1s relist period). */
   plegRelistPeriodMs?: number;
+  /** shardlet's own: the runtime contention guard on sandbox and container creations in flight. */
+  runtimeCreationLimit?: RuntimeCreationLimit;
   help?: boolean;
   version?: boolean;
   /** Upstream flags flags.ts has no field for, by flag name (see upstream-flags.ts). */
@@ -132,6 +135,7 @@ const OWN_FLAG_SPECS: FlagSpec[] = [
   spec('container-gc-period', 'containerGCPeriodMs', 'duration', "Period of node-wide dead container garbage collection (upstream's fixed ContainerGCPeriod)", '1m0s', parseDuration),
   str('logind-conf-dir', 'logindConfDir', "Directory where graceful node shutdown writes logind's 99-kubelet.conf drop-in (upstream's fixed path)", '/etc/systemd/logind.conf.d'),
   spec('pleg-relist-period', 'plegRelistPeriodMs', 'duration', "Period of the PLEG's full relist (upstream's fixed 1s); with the runtime's container events it is only the safety net", '1s', parseDuration),
+  spec('runtime-creation-limit', 'runtimeCreationLimit', 'string', 'Sandbox and container creations in flight at once, node-wide: adaptive (follows the runtime\'s latency, 2 to 64), a fixed number, or off (no limit, as upstream)', 'adaptive', parseRuntimeCreationLimit),
   { ...spec('help', 'help', '', 'Print this help and exit', 'false', parseBool), short: 'h' },
   spec('version', 'version', '', 'Print the version and exit', 'false', parseBool),
 ];
@@ -145,7 +149,7 @@ const CONFIG_FILE_FLAGS = new Set([
 const GROUP_OF_OWN_FLAG: Readonly<Record<string, FlagGroup>> = {
   v: 'logging', help: 'generic', version: 'generic', workers: 'shardlet', 'fault-injection': 'shardlet', 'pod-pids-limit': 'shardlet',
   'image-gc-period': 'shardlet', 'container-gc-period': 'shardlet', 'eviction-monitoring-period': 'shardlet', 'logind-conf-dir': 'shardlet',
-  'pleg-relist-period': 'shardlet',
+  'pleg-relist-period': 'shardlet', 'runtime-creation-limit': 'shardlet',
 };
 
 const FLAG_SPECS: FlagSpec[] = [

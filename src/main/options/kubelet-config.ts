@@ -3,6 +3,7 @@
 // the command-line flags over it (flags win, as upstream's
 // kubeletConfigFlagPrecedence), validates the result and resolves it into the one
 // KubeletOptions object the kubelet reads.
+import { DEFAULT_RUNTIME_CREATION_LIMIT } from '../../shared/runtime-creation/creation-limit-setting.js';
 import { parseGoDuration } from './duration.js';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
@@ -342,6 +343,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
     readOnlyPort: (fields.readOnlyPort as number | undefined) ?? 0,
     faultInjection: flags.faultInjection ?? false,
     plegRelistPeriodMs: flags.plegRelistPeriodMs || undefined,
+    runtimeCreationLimit: flags.runtimeCreationLimit ?? DEFAULT_RUNTIME_CREATION_LIMIT,
     staticPodPath: (fields.staticPodPath as string | undefined) ?? '',
     staticPodURL: (fields.staticPodURL as string | undefined) ?? '',
     staticPodURLHeader: (fields.staticPodURLHeader as Record<string, string[]> | undefined) ?? {},

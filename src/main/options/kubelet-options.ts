@@ -3,6 +3,7 @@
 // command-line flags on top (flags win). Durations are in milliseconds and carry
 // an `Ms` suffix; nothing here is optional except what upstream leaves nil.
 
+import type { RuntimeCreationLimit } from '../../shared/runtime-creation/creation-limit-setting.js';
 import type { ContainerGcPolicy } from '../../shared/kuberuntime/container-gc-policy.js';
 
 /** A node taint as in the v1 Node API (registerWithTaints / --register-with-taints). */
@@ -123,6 +124,8 @@ export interface KubeletOptions {
   faultInjection: boolean;
   /** The PLEG's full relist period (--pleg-relist-period); upstream's 1 s when absent. */
   plegRelistPeriodMs?: number;
+  /** The runtime contention guard (--runtime-creation-limit): adaptive, a fixed limit, or off. */
+  runtimeCreationLimit: RuntimeCreationLimit;
 
   // Pod sources.
   staticPodPath: string;

@@ -49,6 +49,11 @@ export interface ShardPoolOptions {
   settings: ShardSettings;
   pulls: PullCoordinator;
   logger: Logger;
+  /**
+   * Called when a shard thread is gone (piscina's workerDestroy, before its
+   * replacement runs): what it held node-wide (runtime creation permits) is taken back.
+   */
+  onShardLost?: (shardIndex: number) => void;
   /** Called when a shard thread was replaced: its pods must be resynced from the runtime. */
   onShardReplaced: (shardIndex: number) => void;
   /** A probe result of a container changed in some shard (only changes cross the thread boundary). */
@@ -270,7 +275,10 @@ export class ShardPool {
       logger.warn({ shard: index }, 'Shard thread replaced; resyncing its pods from the runtime');
       this.options.onShardReplaced(index);
     });
-    pool.on('workerDestroy', () => pulls.releaseShard(index));
+    pool.on('workerDestroy', () => {
+      pulls.releaseShard(index);
+      this.options.onShardLost?.(index);
+    });
     pool.on('error', (err: Error) => logger.error({ shard: index, err: err.message }, 'Shard thread error'));
     return thread;
   }

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import type { ImagePullInterval, PodEventRecord, ShardSettings } from '../../shared/shard-protocol.js';
 import type { ImageManager } from '../images/image-manager.js';
+import type { CreationKind } from '../../shared/runtime-creation/creation-permits.js';
+import { UNGUARDED_CREATIONS, type CreationGate } from './creation-gate.js';
 
 export interface RuntimeDeps {
   cri: CriClient;
@@ -19,6 +21,8 @@ export interface RuntimeDeps {
   imagePulls?: ImagePullInterval;
   /** True while the PLEG receives the runtime's container events (RuntimeEventsFlag); absent: never. */
   runtimeEventsLive?: () => boolean;
+  /** The runtime contention guard: sandbox and container creations wait for a node-wide permit; absent: unguarded. */
+  creations?: CreationGate;
 }
 
 /** Records an event of the current sync: it leaves the shard now, not with the sync's result. */
@@ -30,6 +34,11 @@ export function recordEvent(
   fieldPath?: string,
 ): void {
   deps.publishEvent({ type, reason, message, fieldPath, timestampMs: Date.now() });
+}
+
+/** Runs a creation's CRI calls under the shard's contention guard (with a permit, or at once when off). */
+export function guardedCreation<T>(deps: RuntimeDeps, kind: CreationKind, create: () => Promise<T>): Promise<T> {
+  return (deps.creations ?? UNGUARDED_CREATIONS).run(kind, create);
 }
 
 /** Widens the current sync's pull span with one pull that just ended after `pullMs`. */

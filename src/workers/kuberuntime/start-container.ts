@@ -14,7 +14,8 @@ import { buildContainerConfig } from './container-config.js';
 import type { ImageUser } from '../images/image-user.js';
 import { killContainer, resolveGracePeriodSeconds } from './kill-pod.js';
 import { containerLogsDirectory, podLogsDirectory, restartCountFromLogs } from './log-paths.js';
-import { containerFieldPath, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
+import { containerFieldPath, guardedCreation, recordEvent, recordImagePull, type RuntimeDeps } from './runtime-deps.js';
+import type { ContainerConfig } from '../../generated/cri/runtime/v1/ContainerConfig.js';
 
 export interface StartTarget {
   pod: Pod;
@@ -91,6 +92,22 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError(failure.message), fieldPath);
     return failure;
   }
+  // One permit for both calls: a created container is started at once, not queued behind other pods' creations.
+  const outcome = await guardedCreation(deps, 'container', () => createAndStart(deps, target, config, fieldPath));
+  if ('reason' in outcome) return outcome;
+  const { containerId } = outcome;
+  recordEvent(deps, 'Normal', 'Started', EventMessages.startedContainer(container.name ?? ''), fieldPath);
+  deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
+  return runPostStartHook(deps, target, containerId);
+}
+
+/** CreateContainer then StartContainer, as upstream's startContainer steps 2 and 3; a failure as the waiting reason it leaves. */
+async function createAndStart(
+  deps: RuntimeDeps,
+  target: StartTarget,
+  config: ContainerConfig,
+  fieldPath: string,
+): Promise<{ containerId: string } | StartFailure> {
   let containerId: string;
   try {
     const created = await deps.cri.createContainer({
@@ -104,16 +121,14 @@ export async function startContainer(deps: RuntimeDeps, target: StartTarget): Pr
     recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'CreateContainerError', message: (err as Error).message };
   }
-  recordEvent(deps, 'Normal', 'Created', EventMessages.createdContainer(container.name ?? ''), fieldPath);
+  recordEvent(deps, 'Normal', 'Created', EventMessages.createdContainer(target.container.name ?? ''), fieldPath);
   try {
     await deps.cri.startContainer({ container_id: containerId });
   } catch (err) {
     recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'RunContainerError', message: (err as Error).message };
   }
-  recordEvent(deps, 'Normal', 'Started', EventMessages.startedContainer(container.name ?? ''), fieldPath);
-  deps.logger.debug({ pod: pod.metadata?.name, container: container.name, containerId, restartCount }, 'Started container');
-  return runPostStartHook(deps, target, containerId);
+  return { containerId };
 }
 
 /** Upstream's waiting reason for a container whose postStart hook failed (ErrPostStartHook). */

@@ -15,7 +15,7 @@ import type { Container, Pod } from '../../shared/types.js';
 import type { PodSandboxConfig } from '../../generated/cri/runtime/v1/PodSandboxConfig.js';
 import { setupPodVolumes } from '../volumes/pod-volumes.js';
 import { killContainer, killPod, mayBeRunning, removeDeadInstances, resolveGracePeriodSeconds } from './kill-pod.js';
-import { containerFieldPath, recordEvent, type RuntimeDeps } from './runtime-deps.js';
+import { containerFieldPath, guardedCreation, recordEvent, type RuntimeDeps } from './runtime-deps.js';
 import { emptyRuntimePodStatus, getRuntimePodStatus, readCreatedContainer, sandboxFromStatus } from './runtime-status.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 import { ensurePodCgroup } from '../cm/pod-cgroup.js';
@@ -231,7 +231,8 @@ async function start(
 async function createSandbox(deps: RuntimeDeps, pod: Pod, config: PodSandboxConfig): Promise<RuntimeSandbox> {
   let sandboxId: string;
   try {
-    sandboxId = (await deps.cri.runPodSandbox({ config, runtime_handler: '' })).pod_sandbox_id;
+    const created = await guardedCreation(deps, 'sandbox', () => deps.cri.runPodSandbox({ config, runtime_handler: '' }));
+    sandboxId = created.pod_sandbox_id;
   } catch (err) {
     // Upstream's FailedCreatePodSandBox: the pod stays in ContainerCreating and the sync is retried with backoff.
     recordEvent(deps, 'Warning', 'FailedCreatePodSandBox', EventMessages.failedCreatePodSandbox((err as Error).message));

@@ -129,3 +129,18 @@ test('prober_probe_total is read from the shards\' counts at each scrape; a pod 
   assert.ok(!text.includes('probe-uid'));
   setProbeCountSource(undefined);
 });
+
+test('the runtime contention guard’s limit and creations in flight are read at scrape time, and absent when it is off', async () => {
+  let figures = { limit: 6, inFlight: 4 };
+  const stats = () => [];
+  const on = new KubeletMetrics({ nodeName: 'n1', criCalls: new CriCallCounts(), shardStats: stats, creationLimit: () => figures });
+  let text = await on.metrics();
+  assert.equal(sampleValue(text, 'shardlet_runtime_creation_limit'), 6);
+  assert.equal(sampleValue(text, 'shardlet_runtime_creations_in_flight'), 4);
+  figures = { limit: 3, inFlight: 3 };
+  text = await on.metrics();
+  assert.equal(sampleValue(text, 'shardlet_runtime_creation_limit'), 3);
+  const off = await new KubeletMetrics({ nodeName: 'n1', criCalls: new CriCallCounts(), shardStats: stats, creationLimit: () => undefined }).metrics();
+  assert.equal(sampleValue(off, 'shardlet_runtime_creation_limit'), undefined);
+  assert.equal(sampleValue(off, 'shardlet_runtime_creations_in_flight'), undefined);
+});

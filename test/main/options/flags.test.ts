@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { ErrorCodes, ShardletError } from '../../../src/shared/errors.js';
 import { availableParallelism } from 'node:os';
 import { defaultWorkers, helpText, maxWorkers, parseFlags, type KubeletFlags } from '../../../src/main/options/flags.js';
+import { mergeFlags } from '../../../src/main/options/kubelet-config.js';
 
 test('flag forms as pflag accepts them', () => {
   const cases: Array<{ argv: string[]; want: KubeletFlags }> = [
@@ -19,6 +20,9 @@ test('flag forms as pflag accepts them', () => {
     { argv: ['--sync-frequency=1m30s'], want: { syncFrequencyMs: 90_000 } },
     { argv: ['--runtime-request-timeout', '100ms'], want: { runtimeRequestTimeoutMs: 100 } },
     { argv: ['--workers', '0'], want: { workers: 0 } },
+    { argv: ['--runtime-creation-limit=off'], want: { runtimeCreationLimit: { mode: 'off' } } },
+    { argv: ['--runtime-creation-limit', 'adaptive'], want: { runtimeCreationLimit: { mode: 'adaptive' } } },
+    { argv: ['--runtime-creation-limit=10'], want: { runtimeCreationLimit: { mode: 'fixed', limit: 10 } } },
     { argv: ['--read-only-port=0'], want: { readOnlyPort: 0 } },
     { argv: ['--pod-pids-limit=-1'], want: { podPidsLimit: -1 } },
     { argv: ['--cluster-dns=10.96.0.10,fd00::a'], want: { clusterDNS: ['10.96.0.10', 'fd00::a'] } },
@@ -147,3 +151,19 @@ function withoutDeprecations(flags: KubeletFlags): KubeletFlags {
   const { deprecations: _deprecations, ...rest } = flags;
   return rest;
 }
+
+test('--runtime-creation-limit refuses what is neither adaptive, off nor a positive integer, naming the flag', () => {
+  for (const raw of ['0', '-3', '2.5', 'auto', '']) {
+    assert.throws(
+      () => parseFlags([`--runtime-creation-limit=${raw}`]),
+      (err: unknown) => err instanceof ShardletError && err.code === ErrorCodes.FLAG_INVALID && /--runtime-creation-limit/.test(err.message) && /adaptive, off/.test(err.message),
+      raw,
+    );
+  }
+  assert.match(helpText(), /--runtime-creation-limit string\s+Sandbox and container creations in flight/);
+});
+
+test('the runtime contention guard is adaptive unless the flag says otherwise', () => {
+  assert.deepEqual(mergeFlags(undefined, {}).runtimeCreationLimit, { mode: 'adaptive' });
+  assert.deepEqual(mergeFlags(undefined, { runtimeCreationLimit: { mode: 'off' } }).runtimeCreationLimit, { mode: 'off' });
+});
