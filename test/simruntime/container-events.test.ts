@@ -6,38 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { CriClient } from '../../src/shared/cri/client.js';
 import type * as cri from '../../src/shared/cri/types.js';
-import { containerConfig, eventually, rejectionOf, sandboxConfig, startHarness, TEST_IMAGE, type SimHarness } from './harness.js';
+import { containerConfig, eventually, rejectionOf, sandboxConfig, startHarness, subscribeToEvents, TEST_IMAGE, type EventSubscription, type SimHarness } from './harness.js';
 
 type Event = cri.ContainerEventResponse__Output;
 
-/** A subscriber: every event it receives, until stop(). */
-interface Subscription {
-  events: Event[];
-  /** Resolves when the stream ended, with the error that ended it if any. */
-  ended: Promise<unknown>;
-  stop(): void;
-}
-
-function subscribe(client: CriClient): Subscription {
-  const abort = new AbortController();
-  const events: Event[] = [];
-  const ended = (async () => {
-    for await (const event of client.getContainerEvents({}, { signal: abort.signal })) events.push(event);
-  })().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  return { events, ended, stop: () => abort.abort() };
-}
 
 /** `<type> <which>` per event, where which names the object by the given IDs. */
 function brief(events: Event[], names: Record<string, string>): string[] {
   return events.map((event) => `${event.container_event_type.replace('CONTAINER_', '').replace('_EVENT', '')} ${names[event.container_id] ?? event.container_id}`);
 }
 
-async function eventCount(subscription: Subscription, count: number): Promise<Event[]> {
+async function eventCount(subscription: EventSubscription, count: number): Promise<Event[]> {
   return eventually(async () => (subscription.events.length >= count ? subscription.events : undefined));
 }
 
@@ -48,8 +28,8 @@ describe('simulated runtime: container events', () => {
   });
   after(() => h.close());
 
-  async function subscribed(count: number): Promise<Subscription[]> {
-    const subscriptions = Array.from({ length: count }, () => subscribe(h.client));
+  async function subscribed(count: number): Promise<EventSubscription[]> {
+    const subscriptions = Array.from({ length: count }, () => subscribeToEvents(h.client));
     await eventually(async () => (h.sim.eventStreams() === count ? true : undefined));
     return subscriptions;
   }
@@ -131,7 +111,7 @@ describe('simulated runtime: container events off, as containerd 1.6', () => {
   after(() => h.close());
 
   it('answers GetContainerEvents with UNIMPLEMENTED', async () => {
-    const err = await rejectionOf(subscribe(h.client).ended.then((ended) => Promise.reject(ended)));
+    const err = await rejectionOf(subscribeToEvents(h.client).ended.then((ended) => Promise.reject(ended)));
     assert.equal(err.code, GrpcStatus.UNIMPLEMENTED);
     assert.match(String(err.details), /unknown method GetContainerEvents/);
   });
@@ -140,7 +120,7 @@ describe('simulated runtime: container events off, as containerd 1.6', () => {
 describe('simulated runtime: closing with streams open', () => {
   it('ends them, so clients see the runtime go', async () => {
     const h = await startHarness({ scale: 0 });
-    const stream = subscribe(h.client);
+    const stream = subscribeToEvents(h.client);
     await eventually(async () => (h.sim.eventStreams() === 1 ? true : undefined));
     await h.sim.close();
     assert.equal(await stream.ended, undefined);

@@ -93,3 +93,24 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { 
   }
   throw new Error('expected the call to fail, it succeeded');
 }
+
+/** A GetContainerEvents subscriber: every event it receives, until stop(). */
+export interface EventSubscription {
+  events: cri.ContainerEventResponse__Output[];
+  /** Resolves when the stream ended, with the error that ended it if any (undefined: OK). */
+  ended: Promise<unknown>;
+  stop(): void;
+}
+
+/** Opens one GetContainerEvents stream and keeps what it sends. */
+export function subscribeToEvents(client: CriClient): EventSubscription {
+  const abort = new AbortController();
+  const events: cri.ContainerEventResponse__Output[] = [];
+  const ended = (async () => {
+    for await (const event of client.getContainerEvents({}, { signal: abort.signal })) events.push(event);
+  })().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  return { events, ended, stop: () => abort.abort() };
+}

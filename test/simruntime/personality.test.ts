@@ -9,13 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { CriClient } from '../../src/shared/cri/client.js';
 import type * as cri from '../../src/shared/cri/types.js';
 import { CRIO_POD_PID_NAMESPACE_MISSING } from '../../src/simruntime/container-service.js';
 import type { PersonalityName } from '../../src/simruntime/personality.js';
-import { containerConfig, eventually, rejectionOf, sandboxConfig, startHarness, TEST_IMAGE, type SimHarness } from './harness.js';
+import { containerConfig, eventually, rejectionOf, sandboxConfig, startHarness, subscribeToEvents, TEST_IMAGE, type SimHarness } from './harness.js';
 
-type Event = cri.ContainerEventResponse__Output;
 type PidMode = 'POD' | 'CONTAINER' | 'NODE';
 
 async function withSim(personality: PersonalityName | undefined, podEvents: boolean | undefined, body: (h: SimHarness) => Promise<void>): Promise<void> {
@@ -27,18 +25,6 @@ async function withSim(personality: PersonalityName | undefined, podEvents: bool
   }
 }
 
-/** Every event of one stream until `stop`, and how it ended (undefined: OK). */
-function subscribe(client: CriClient): { events: Event[]; ended: Promise<unknown>; stop(): void } {
-  const abort = new AbortController();
-  const events: Event[] = [];
-  const ended = (async () => {
-    for await (const event of client.getContainerEvents({}, { signal: abort.signal })) events.push(event);
-  })().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  return { events, ended, stop: () => abort.abort() };
-}
 
 function podConfig(name: string, pid: PidMode = 'CONTAINER', logDirectory?: string): cri.PodSandboxConfig {
   const config = sandboxConfig(name);
@@ -61,7 +47,7 @@ async function runContainer(h: SimHarness, sandboxId: string, config: cri.PodSan
 
 /** A pod's full lifecycle with one container that exits on its own: the events a stream saw, as `<type> <object>`. */
 async function lifecycleEvents(h: SimHarness): Promise<string[]> {
-  const stream = subscribe(h.client);
+  const stream = subscribeToEvents(h.client);
   await eventually(async () => (h.sim.eventStreams() === 1 ? true : undefined));
   const config = podConfig('events');
   const sandboxId = (await h.client.runPodSandbox({ config })).pod_sandbox_id;
@@ -83,7 +69,7 @@ async function lifecycleEvents(h: SimHarness): Promise<string[]> {
 describe('personalities: container events', () => {
   it('containerd 1.6 answers GetContainerEvents with UNIMPLEMENTED', async () => {
     await withSim('containerd-1.6', undefined, async (h) => {
-      const err = (await subscribe(h.client).ended) as { code?: number };
+      const err = (await subscribeToEvents(h.client).ended) as { code?: number };
       assert.equal(err?.code, GrpcStatus.UNIMPLEMENTED);
     });
   });
@@ -105,7 +91,7 @@ describe('personalities: container events', () => {
 
   it('CRI-O without enable_pod_events (its default) answers OK with an empty stream that ends at once', async () => {
     await withSim('crio', undefined, async (h) => {
-      const stream = subscribe(h.client);
+      const stream = subscribeToEvents(h.client);
       assert.equal(await stream.ended, undefined, 'ended, without an error');
       assert.deepEqual(stream.events, []);
       assert.equal(h.sim.eventStreams(), 0);
