@@ -4,6 +4,7 @@
 // filesystems by statfs, process limits from /proc. A handful of small reads per
 // request, whatever the number of pods.
 import { readFile, statfs } from 'node:fs/promises';
+import { parseFlatKeyed } from './flat-keyed.js';
 import type { FsCapacity } from './summary-mapping.js';
 import type { InterfaceStats, MemoryStats, NetworkStats, RlimitStats } from './summary-types.js';
 import { summaryTime } from './summary-types.js';
@@ -48,15 +49,6 @@ export function nodeMemory(meminfo: Map<string, number>, vmstat: Map<string, num
     pageFaults: vmstat.get('pgfault'),
     majorPageFaults: vmstat.get('pgmajfault'),
   };
-}
-
-function parseVmstat(vmstat: string): Map<string, number> {
-  const countByKey = new Map<string, number>();
-  for (const line of vmstat.split('\n')) {
-    const [key, count] = line.split(' ');
-    if (key === 'pgfault' || key === 'pgmajfault') countByKey.set(key, Number(count));
-  }
-  return countByKey;
 }
 
 /** Every interface but loopback, from /proc/net/dev. */
@@ -131,7 +123,7 @@ export async function sampleNode(includeNetworkAndLimits: boolean): Promise<Node
     sample.cpuUsageCoreNanoSeconds = parseProcStatCpuNs(procStat);
     sample.bootTimeMs = parseBootTimeMs(procStat);
   }
-  if (meminfo) sample.memory = nodeMemory(parseMeminfo(meminfo), parseVmstat(vmstat), time);
+  if (meminfo) sample.memory = nodeMemory(parseMeminfo(meminfo), parseFlatKeyed(vmstat), time);
   if (!includeNetworkAndLimits) return sample;
   const [netDev, route, pidMax, loadavg] = await Promise.all([
     readOrEmpty('/proc/net/dev'),

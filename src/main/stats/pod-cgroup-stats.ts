@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { cgroupDirectory } from '../../shared/cm/cgroup-fs.js';
 import { cgroupPath, podCgroupName } from '../../shared/cm/cgroup-name.js';
 import { podQOSClass } from '../../shared/qos.js';
+import { parseFlatKeyed } from './flat-keyed.js';
 import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 import type { Pod } from '../../shared/types.js';
 
@@ -28,16 +29,6 @@ export interface PodCgroupSample {
 const NS_PER_US = 1000;
 /** v1 writes "no limit" as the largest page-aligned signed 64-bit value; anything this large is no limit. */
 const V1_NO_LIMIT_FLOOR_BYTES = 2 ** 62;
-
-/** "key value" lines (cpu.stat, memory.stat) by key. */
-export function parseFlatKeyed(text: string): Map<string, number> {
-  const valueByKey = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const [key, value] = line.split(' ');
-    if (key && value !== undefined && /^\d+$/.test(value)) valueByKey.set(key, Number(value));
-  }
-  return valueByKey;
-}
 
 function integer(text: string | undefined): number | undefined {
   const trimmed = text?.trim();
