@@ -7,14 +7,13 @@
 // The content is the pod's, and its containers may swap a directory for a symlink
 // while the walk runs: so no path inside the volume is resolved by name. Each
 // directory is opened relative to its parent's open descriptor with O_NOFOLLOW (the
-// /proc/self/fd/<fd>/<name> form of openat, as workers/volumes/safe-open.ts), each
+// /proc/self/fd/<fd>/<name> form of openat, src/shared/open-at.ts), each
 // entry lstat()ed the same way, so a symlink counts as itself and leads nowhere. A
 // walk deeper than VOLUME_WALK_MAX_DEPTH, with more entries than VOLUME_WALK_MAX_ENTRIES
 // or past its deadline stops, and the volume is reported without figures.
-import { constants } from 'node:fs';
 import { lstat, open, opendir, readdir, statfs, type FileHandle } from 'node:fs/promises';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
-import { atPath } from '../../workers/volumes/safe-open.js';
+import { atPath, DIRECTORY_NOFOLLOW_FLAGS } from '../../shared/open-at.js';
 
 /** An upper bound on entries walked per volume: a pod cannot make the kubelet walk without end. */
 export const VOLUME_WALK_MAX_ENTRIES = 1_000_000;
@@ -31,7 +30,6 @@ const DIRECTORY_READ_ENTRIES = 128;
  * tmpfs: 20 bytes each): up to this it is listed in one call, beyond it streamed.
  */
 const READDIR_MAX_DIRECTORY_BYTES = 256n * 1024n;
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 export interface VolumeUsage {
   usedBytes: number;
@@ -111,7 +109,7 @@ class UsageWalk {
       await this.entries(handle, batch, subdirectories);
     }
     for (const { name, ino, sizeBytes: childSizeBytes } of subdirectories) {
-      const child = await open(atPath(handle, name), DIRECTORY_FLAGS).catch(() => undefined);
+      const child = await open(atPath(handle, name), DIRECTORY_NOFOLLOW_FLAGS).catch(() => undefined);
       if (!child) continue; // Replaced by a symlink (ELOOP) or a file, or removed.
       try {
         // Replaced by another directory between the lstat and the open: counted already or not at all.
@@ -125,7 +123,7 @@ class UsageWalk {
 
 /** Blocks and inodes below the directory `root` (itself included), on root's filesystem only, no symlink followed. */
 export async function diskUsage(root: string, limits: WalkLimits = defaultLimits()): Promise<{ usedBytes: number; inodesUsed: number }> {
-  const handle = await open(root, DIRECTORY_FLAGS);
+  const handle = await open(root, DIRECTORY_NOFOLLOW_FLAGS);
   try {
     const top = await handle.stat({ bigint: true });
     const walk = new UsageWalk(top.dev, limits);

@@ -4,25 +4,15 @@
 // containers, which may swap any directory for a symlink at any moment: so no step is
 // resolved by name twice. Each component is opened relative to the directory opened
 // before it, with O_NOFOLLOW; the final descriptor is what gets bind-mounted.
-//
-// Node has no openat(2). /proc/self/fd/<fd>/<name> is the same call: the kernel
-// resolves the magic link /proc/self/fd/<fd> to the open directory itself (not to
-// the name it was opened by), then looks <name> up in it, and O_NOFOLLOW applies to
-// <name>. mkdir through the same path is mkdirat(fd, name).
+// Each step goes through atPath (src/shared/open-at.ts), Node's openat.
 import { constants } from 'node:fs';
 import { mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
+import { atPath, DIRECTORY_NOFOLLOW_FLAGS } from '../../shared/open-at.js';
 
 /** Linux's O_PATH (x86-64 and arm64; fs.constants lacks it): a descriptor that names a file without opening it, so a FIFO cannot block. */
 export const O_PATH = 0o10000000;
-/** Directories on the way: a symlink fails (ENOTDIR), and so does anything that is not a directory, before it is opened. */
-const DIRECTORY_STEP_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** The last component may be a file too (a file subPath); a symlink opens as itself and is refused after fstat. */
 const FINAL_STEP_FLAGS = O_PATH | constants.O_NOFOLLOW;
-
-/** The path that makes open/mkdir act relative to an open directory (openat/mkdirat). */
-export function atPath(directory: FileHandle, name: string): string {
-  return `/proc/self/fd/${directory.fd}/${name}`;
-}
 
 /** The subPath's components; '' and '.' name the directory they are in. The caller refused '..' and absolute paths. */
 export function subPathComponents(subPath: string): string[] {
@@ -39,7 +29,7 @@ export function subPathComponents(subPath: string): string[] {
  */
 export async function openSubPathSafely(volumePath: string, subPath: string): Promise<FileHandle> {
   const components = subPathComponents(subPath);
-  let current = await open(await realpath(volumePath), DIRECTORY_STEP_FLAGS);
+  let current = await open(await realpath(volumePath), DIRECTORY_NOFOLLOW_FLAGS);
   try {
     const mode = (await current.stat()).mode & 0o7777;
     for (const [index, component] of components.entries()) {
@@ -58,7 +48,7 @@ export async function openSubPathSafely(volumePath: string, subPath: string): Pr
 
 async function openDirectoryStep(parent: FileHandle, name: string, walked: string, mode: number): Promise<FileHandle> {
   try {
-    return await open(atPath(parent, name), DIRECTORY_STEP_FLAGS);
+    return await open(atPath(parent, name), DIRECTORY_NOFOLLOW_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return makeDirectory(parent, name, walked, mode);
@@ -97,7 +87,7 @@ async function makeDirectory(parent: FileHandle, name: string, walked: string, m
   }
   let handle: FileHandle;
   try {
-    handle = await open(atPath(parent, name), DIRECTORY_STEP_FLAGS);
+    handle = await open(atPath(parent, name), DIRECTORY_NOFOLLOW_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR' || code === 'ELOOP') throw await refusal(parent, name, walked);
