@@ -6,10 +6,8 @@
 // golden tests check against kubectl's own.
 import type { FieldSchema, MessageSchema, ScalarType } from './schema.js';
 import { specialFromJson } from './special-types.js';
-import { newWriter, tagOf, UnencodableError, WIRE_LENGTH_DELIMITED, wireTypeOf, zeroOf, type Writer } from './wire.js';
+import { isInt32, newWriter, tagOf, UnencodableError, WIRE_LENGTH_DELIMITED, wireTypeOf, zeroOf, type Writer } from './wire.js';
 
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -35,7 +33,7 @@ function writeScalar(writer: Writer, scalar: ScalarType, value: unknown, path: s
       writer.bool(value);
       return;
     case 'int32':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) throw new UnencodableError(path, `expected a 32-bit integer, got ${JSON.stringify(value)}`);
+      if (!isInt32(value)) throw new UnencodableError(path, `expected a 32-bit integer, got ${JSON.stringify(value)}`);
       writer.int32(value);
       return;
     case 'int64':

@@ -9,7 +9,7 @@ import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { MessageSchema, SpecialKind } from './schema.js';
 import { formatMicroTime, formatTime, parseRfc3339 } from './time-format.js';
 import {
-  guarded, newReader, newWriter, readTag, skipField, UnencodableError, WIRE_LENGTH_DELIMITED, WIRE_VARINT, WireFormatError, wireTypeOf, wrongWireType,
+  guarded, isInt32, newReader, newWriter, readTag, skipField, UnencodableError, WIRE_LENGTH_DELIMITED, WIRE_VARINT, WireFormatError, wireTypeOf, wrongWireType,
 } from './wire.js';
 
 /** Decodes an enveloped object found inside a RawExtension (the caller knows the kinds). */
@@ -152,7 +152,7 @@ function quantityText(value: unknown, path: string): string {
 function intOrStringFromJson(value: unknown, path: string): Uint8Array {
   const writer = newWriter();
   const isString = typeof value === 'string';
-  if (!isString && value !== undefined && value !== null && !(typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 2 ** 31)) {
+  if (!isString && value !== undefined && value !== null && !isInt32(value)) {
     throw new UnencodableError(path, `${JSON.stringify(value)} is neither a 32-bit integer nor a string`);
   }
   // Go writes all three fields, whichever is in use.

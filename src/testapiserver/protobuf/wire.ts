@@ -138,3 +138,8 @@ export function zeroOf(scalar: ScalarType): string | number | boolean {
       return 0;
   }
 }
+
+/** Whether a JSON number fits protobuf's int32 (-2^31 … 2^31-1). */
+export function isInt32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 31) && value <= 2 ** 31 - 1;
+}

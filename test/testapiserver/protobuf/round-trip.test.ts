@@ -55,6 +55,19 @@ describe('protobuf round trip of arbitrary objects', () => {
       );
     });
   }
+
+  it('an IntOrString carries every int32, the ends included, and refuses one past them', () => {
+    // fast-check once drew -2^31 for a Deployment's maxUnavailable, which the encoder refused.
+    const deployment = (maxUnavailable: number) => ({
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
+      metadata: { creationTimestamp: '1970-01-01T00:00:00Z' },
+      spec: { template: { metadata: { creationTimestamp: '1970-01-01T00:00:00Z' }, spec: {} }, strategy: { rollingUpdate: { maxUnavailable } } },
+      status: {},
+    });
+    for (const edge of [-(2 ** 31), 2 ** 31 - 1]) assert.deepEqual(decodeEnveloped(encodeEnveloped(deployment(edge))), deployment(edge));
+    for (const past of [-(2 ** 31) - 1, 2 ** 31]) assert.throws(() => encodeEnveloped(deployment(past)), /neither a 32-bit integer nor a string/);
+  });
 });
 
 function decodesOrRefuses(body: Uint8Array): void {
