@@ -54,6 +54,7 @@ test('the subPath mount of a pod gone while shardlet was down is unmounted by th
   sim = await startSimRuntime({ socketPath });
   kubelet = await start();
   await waitUntil(async () => (await mountsUnder(subpathsDir)).length === 0, WAIT_MS, 'the leftover subPath mount unmounted');
-  assert.equal(existsSync(subpathsDir), false, 'its directories removed');
+  // The directories go after the unmount, in the same pass: wait for that pass to finish.
+  await waitUntil(async () => !existsSync(subpathsDir), WAIT_MS, 'its directories removed');
   assert.equal(readFileSync(join(subdirectory, 'written-by-app'), 'utf8'), 'keep');
 });
