@@ -85,7 +85,7 @@ export class KubeletApi {
   async bootstrapServingCertificate(signal: AbortSignal): Promise<void> {
     const { options, logger } = this.deps;
     if (!this.server || !options.serverTLSBootstrap) return;
-    const bootstrap = await import('../bootstrap/index.js');
+    const bootstrap = await import('../cluster/bootstrap/index.js');
     const names = { dnsNames: [options.nodeName], ipAddresses: this.nodeAddresses() };
     try {
       const stored = await bootstrap.ensureServingCertificate({ kubeconfigPath: options.kubeconfig, certDir: options.certDir, nodeName: options.nodeName, logger, signal, ...names });
@@ -119,7 +119,7 @@ export class KubeletApi {
       if (!options.kubeconfig) {
         throw new ShardletError(ErrorCodes.CONFIG_INVALID, 'authentication.webhook.enabled (--authentication-token-webhook): no client provided, cannot use webhook authentication; set --kubeconfig or turn the webhook off', { field: 'authentication.webhook.enabled' });
       }
-      tokenReviewer = (await import('./review-clients.js')).tokenReviewer(options.kubeconfig);
+      tokenReviewer = (await import('../cluster/server/review-clients.js')).tokenReviewer(options.kubeconfig);
     }
     return new RequestAuthenticator({
       clientCa: this.clientCa,
@@ -138,7 +138,7 @@ export class KubeletApi {
       if (!options.kubeconfig) {
         throw new ShardletError(ErrorCodes.CONFIG_INVALID, 'authorization.mode (--authorization-mode) Webhook: no client provided, cannot use webhook authorization; set --kubeconfig or use AlwaysAllow', { field: 'authorization.mode' });
       }
-      accessReviewer = (await import('./review-clients.js')).accessReviewer(options.kubeconfig);
+      accessReviewer = (await import('../cluster/server/review-clients.js')).accessReviewer(options.kubeconfig);
     }
     return new RequestAuthorizer({
       mode,
