@@ -2,7 +2,7 @@
 // upstream's order: the client certificate (TLS bootstrap, rotation), the serving
 // certificate when serverTLSBootstrap asks for one, the API clients, then the status
 // manager, mirror pods, the objects pods refer to, events, the API pod source, and
-// node registration, status and Lease. Loaded through cluster-mode.ts only, so a
+// node registration, status and Lease. Loaded through boundary.ts only, so a
 // standalone node never loads @kubernetes/client-node.
 import type { Logger } from 'pino';
 import { CriClient } from '../../shared/cri/client.js';
