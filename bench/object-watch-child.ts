@@ -4,8 +4,8 @@
 // ObjectWatchJob. It sends `{ ready: true, registerMs, missing, firstPassMissing }` on its IPC
 // channel once every pod's Secret was answered (or it gave up), and runs until it is killed.
 import { pino } from 'pino';
-import { loadKubeClients } from '../src/main/apiclient/kube-client.js';
-import { PodApiDataProvider } from '../src/main/apidata/pod-api-data.js';
+import { loadKubeClients } from '../src/main/cluster/apiclient/kube-client.js';
+import { PodApiDataProvider } from '../src/main/cluster/apidata/pod-api-data.js';
 import type { Pod } from '../src/shared/types.js';
 
 export interface ObjectWatchJob {

@@ -9,7 +9,8 @@ import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
 import type { EventPodRef, PodCgroupSettings, PodEventRecord, ProbeResultMessage, ShardSettings, SyncKind, SyncPodRequest, SyncPodResult } from '../shared/shard-protocol.js';
 import { API_SOURCE, FILE_SOURCE, HTTP_SOURCE, podUid, type Pod, type PodStatus, type PodUpdate } from '../shared/types.js';
-import type { ClusterConnection } from './cluster-connection.js';
+import { loadClusterMode } from './cluster/boundary.js';
+import type { ClusterConnection } from './cluster/index.js';
 import { FileSource } from './config/file-source.js';
 import { PodStorage } from './config/pod-storage.js';
 import { admitPodWithUsage } from '../shared/admission/admit-pod.js';
@@ -47,8 +48,6 @@ import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metri
 import { SummaryProvider } from './stats/summary-provider.js';
 import { podTimesFromStatus } from './stats/pod-times.js';
 import { VolumeStatsCache } from './stats/volume-stats-cache.js';
-
-type ClusterMode = typeof import('./cluster-mode.js');
 
 /** Upstream's syncLoop tick and housekeeping periods, and the generic PLEG relist period. */
 export const SYNC_TICK_MS = 1_000;
@@ -405,7 +404,7 @@ export class Kubelet {
     const { options, logger } = this;
     const emit = (update: PodUpdate) => this.storage!.merge(update.source, update);
     if (options.kubeconfig) {
-      const cluster: ClusterMode = await import('./cluster-mode.js');
+      const cluster = await loadClusterMode();
       this.expectedSources.push(API_SOURCE);
       this.cluster = await cluster.ClusterConnection.connect({
         options,

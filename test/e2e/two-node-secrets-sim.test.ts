@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { loadKubeClients, type KubeClients } from '../../src/main/apiclient/kube-client.js';
+import { loadKubeClients, type KubeClients } from '../../src/main/cluster/apiclient/kube-client.js';
 import { startSimRuntime, type SimRuntime } from '../../src/simruntime/server.js';
 import { startTestApiServer, type TestApiServer } from '../../src/testapiserver/server.js';
 import { startKubelet, waitUntil, type KubeletProcess } from '../helpers/kubelet-process.js';

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
 import { detectHostIP } from '../node-ip.js';
+import { loadClusterMode } from '../cluster/boundary.js';
 import type { KubeletOptions } from '../options/kubelet-options.js';
 import { RequestAuthenticator } from './authenticator.js';
 import { DynamicClientCa } from './client-ca.js';
@@ -85,12 +86,12 @@ export class KubeletApi {
   async bootstrapServingCertificate(signal: AbortSignal): Promise<void> {
     const { options, logger } = this.deps;
     if (!this.server || !options.serverTLSBootstrap) return;
-    const bootstrap = await import('../bootstrap/index.js');
+    const cluster = await loadClusterMode();
     const names = { dnsNames: [options.nodeName], ipAddresses: this.nodeAddresses() };
     try {
-      const stored = await bootstrap.ensureServingCertificate({ kubeconfigPath: options.kubeconfig, certDir: options.certDir, nodeName: options.nodeName, logger, signal, ...names });
+      const stored = await cluster.ensureServingCertificate({ kubeconfigPath: options.kubeconfig, certDir: options.certDir, nodeName: options.nodeName, logger, signal, ...names });
       this.server.setServingPair(stored);
-      const rotation = new bootstrap.ClientCertificateRotation({ kind: 'serving', certDir: options.certDir, kubeconfigPath: options.kubeconfig, nodeName: options.nodeName, logger, ...names });
+      const rotation = new cluster.ClientCertificateRotation({ kind: 'serving', certDir: options.certDir, kubeconfigPath: options.kubeconfig, nodeName: options.nodeName, logger, ...names });
       rotation.on('rotated', (rotated) => this.server?.setServingPair(rotated));
       await rotation.start();
       this.servingRotation = rotation;
@@ -119,7 +120,7 @@ export class KubeletApi {
       if (!options.kubeconfig) {
         throw new ShardletError(ErrorCodes.CONFIG_INVALID, 'authentication.webhook.enabled (--authentication-token-webhook): no client provided, cannot use webhook authentication; set --kubeconfig or turn the webhook off', { field: 'authentication.webhook.enabled' });
       }
-      tokenReviewer = (await import('./review-clients.js')).tokenReviewer(options.kubeconfig);
+      tokenReviewer = (await loadClusterMode()).tokenReviewer(options.kubeconfig);
     }
     return new RequestAuthenticator({
       clientCa: this.clientCa,
@@ -138,7 +139,7 @@ export class KubeletApi {
       if (!options.kubeconfig) {
         throw new ShardletError(ErrorCodes.CONFIG_INVALID, 'authorization.mode (--authorization-mode) Webhook: no client provided, cannot use webhook authorization; set --kubeconfig or use AlwaysAllow', { field: 'authorization.mode' });
       }
-      accessReviewer = (await import('./review-clients.js')).accessReviewer(options.kubeconfig);
+      accessReviewer = (await loadClusterMode()).accessReviewer(options.kubeconfig);
     }
     return new RequestAuthorizer({
       mode,
