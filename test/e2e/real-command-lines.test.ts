@@ -105,7 +105,7 @@ describe('real nodes\' kubelet command lines start shardlet', () => {
       const kubelet = await startShardlet(node);
       try {
         const registered = await waitUntil(() => nodeObject(nodeName, kubelet), TIMEOUT_MS, `Node ${nodeName} registered`);
-        assert.match(registered.status.nodeInfo.kubeletVersion, /^v1\.34\.0-shardlet\.\d+\.\d+\.\d+/);
+        assert.match(registered.status.nodeInfo.kubeletVersion, /^v1\.36\.5-shardlet\.\d+\.\d+\.\d+/);
         for (const [key, value] of Object.entries(testCase.labels ?? {})) assert.equal(registered.metadata.labels[key], value, `label ${key}`);
         const warnings = kubelet.logs.filter((line) => line.level === 40).map((line) => String(line.msg));
         const notActedOnLines = kubelet.logs.filter((line) => String(line.msg).startsWith(NOT_ACTED_ON));
