@@ -163,8 +163,9 @@ const ROWS: readonly Row[] = [
   ['SchedulerAsyncPreemption', 'Beta', true, '1.33'],
   ['SchedulerPopFromBackoffQ', 'Beta', true, '1.33'],
   ['SchedulerQueueingHints', 'GA', true, '1.34', 'locked'],
-  ['SELinuxChangePolicy', 'GA', true, '1.36'],
-  ['SELinuxMount', 'GA', true, '1.36'],
+  ['SELinuxChangePolicy', 'Beta', true, '1.33'],
+  // Still off by default in 1.36 (GA and on in 1.37).
+  ['SELinuxMount', 'Beta', false, '1.33'],
   ['SELinuxMountReadWriteOncePod', 'Beta', true, '1.28'],
   ['SeparateTaintEvictionController', 'GA', true, '1.34', 'locked'],
   ['ServiceAccountNodeAudienceRestriction', 'Beta', true, '1.33'],
