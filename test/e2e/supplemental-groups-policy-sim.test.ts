@@ -1,7 +1,8 @@
 // supplementalGroupsPolicy (KEP 3619, GA in 1.35) end to end on the simulated
 // runtime, through the test API server and kubectl: a pod asking for Strict runs on
 // a node whose runtime says it supports the policy (containerd 2, the sim's
-// default) and is refused with upstream's reason and message, as a Failed pod with
+// default), its containerStatuses[].user showing who the process started as, and is
+// refused with upstream's reason and message, as a Failed pod with
 // a Warning event, on one whose runtime does not (containerd 1.6).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,12 @@ function strictPod(name: string, nodeName: string): string {
 test('a Strict pod runs where the runtime supports the policy and is refused, as upstream, where it does not', async () => {
   writeFileSync(join(workDir, 'pods.yaml'), [strictPod('strict-ok', NODES.supporting), strictPod('strict-refused', NODES.lacking)].join('---\n'));
   await kubectl('apply', '-f', join(workDir, 'pods.yaml'));
-  await waitUntil(async () => (await podJson('strict-ok')).status?.phase === 'Running', TIMEOUT_MS, 'strict-ok Running');
+  const running = await waitUntil(async () => {
+    const pod = await podJson('strict-ok');
+    return pod.status?.phase === 'Running' ? pod : false;
+  }, TIMEOUT_MS, 'strict-ok Running');
+  // Who the runtime says the process started as: runAsUser, runAsGroup, and under Strict only the pod's groups.
+  assert.deepEqual(running.status.containerStatuses[0].user, { linux: { uid: 1000, gid: 3000, supplementalGroups: [3000, 5000] } });
   const refused = await waitUntil(async () => {
     const pod = await podJson('strict-refused');
     return pod.status?.phase === 'Failed' ? pod : false;
