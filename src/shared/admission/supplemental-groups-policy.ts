@@ -4,8 +4,10 @@
 // not say it supports the policy (CRI Status features.supplemental_groups_policy,
 // which upstream reports as the node's status.features), rather than run with the
 // runtime's silent Merge.
-import type { AdmitResult } from './admit-pod.js';
 import type { Pod } from '../types.js';
+
+/** admit-pod.ts's AdmitResult, spelt out here: admit-pod imports this file. */
+type AdmitResult = { admit: true } | { admit: false; reason: string; message: string };
 
 export const REASON_SUPPLEMENTAL_GROUPS_POLICY_NOT_SUPPORTED = 'SupplementalGroupsPolicyNotSupported';
 export const SUPPLEMENTAL_GROUPS_POLICY_NOT_SUPPORTED_MESSAGE = 'SupplementalGroupsPolicy=Strict is not supported in this node';
