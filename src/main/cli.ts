@@ -53,6 +53,7 @@ function logStartupNotices(logger: Logger, notices: StartupNotices): void {
   for (const message of notices.deprecations) logger.warn(message);
   for (const message of notices.decodeWarnings) logger.warn(message);
   for (const message of notices.clusterWarnings) logger.warn(message);
+  for (const message of notices.featureGateWarnings) logger.warn(message);
   if (notices.notActedOn.length > 0) {
     logger.warn({ settings: notices.notActedOn }, `Settings accepted but not acted on yet by shardlet: ${notices.notActedOn.join(', ')}`);
   }

@@ -44,6 +44,8 @@ import { OrphanedPodSubpaths } from './volumes/orphaned-pod-subpaths.js';
 import { nodeObject, podObject } from '../shared/events/event-types.js';
 import { SyncLoop } from './sync-loop.js';
 import { isApiPod, podRef } from '../shared/pod-kinds.js';
+import { observedGenerationOf } from '../shared/status/observed-generation.js';
+import { runtimeNodeFeatures } from './admission/runtime-node-features.js';
 import { KubeletMetrics, type PodWorkerOperation } from './metrics/kubelet-metrics.js';
 import { SummaryProvider } from './stats/summary-provider.js';
 import { podTimesFromStatus } from './stats/pod-times.js';
@@ -196,7 +198,7 @@ export class Kubelet {
       onPhaseChange: (uid) => this.activePods.refresh(uid),
     });
     this.podManager.onChange((uid) => this.activePods.refresh(uid));
-    const admissionNode = nodeForAdmission(options);
+    const admissionNode = nodeForAdmission(options, await runtimeNodeFeatures(probe, logger));
     const securityAdmission = new SecurityAdmission(options.allowedUnsafeSysctls);
     this.syncLoop = new SyncLoop({
       podManager: this.podManager,
@@ -217,7 +219,7 @@ export class Kubelet {
         return shutdown ? { admit: false, ...shutdown } : verdict;
       },
       onRejected: (pod, reason, message) => {
-        this.statuses.set(pod, { phase: 'Failed', reason, message });
+        this.statuses.set(pod, { observedGeneration: observedGenerationOf(pod), phase: 'Failed', reason, message });
         this.onPodEvent(pod, { type: 'Warning', reason, message, timestampMs: Date.now() });
       },
       reconcileMirrorPods: () => this.reconcileMirrorPods(),

@@ -6,10 +6,13 @@ export function packageVersion(): string {
   return manifest.version;
 }
 
-/** The Kubernetes minor shardlet implements; kubeadm's version-skew checks read it from kubeletVersion. */
-export const KUBERNETES_VERSION = '1.34.0';
+/**
+ * The Kubernetes release shardlet implements; kubeadm's version-skew checks read it
+ * from kubeletVersion. 1.36.5 is the latest 1.36 patch upstream had published (October 2026).
+ */
+export const KUBERNETES_VERSION = '1.36.5';
 
-/** kubeletVersion and --version: a semver kubeadm accepts, e.g. "v1.34.0-shardlet.0.1.0". */
+/** kubeletVersion and --version: a semver kubeadm accepts, e.g. "v1.36.5-shardlet.0.1.0". */
 export function kubeletVersion(): string {
   return `v${KUBERNETES_VERSION}-shardlet.${packageVersion()}`;
 }

@@ -42,6 +42,8 @@ export interface RuntimeContainer {
   terminationGracePeriodSeconds?: number;
   /** From io.kubernetes.container.preStopHandler: an orphan's preStop hook still runs, as upstream restores it. */
   preStop?: LifecycleHandler;
+  /** The identity the container's first process started with, when the runtime reports it (ContainerStatus.user). */
+  user?: { uid: number; gid: number; supplementalGroups: number[] };
 }
 
 export interface RuntimePodStatus {

@@ -7,7 +7,7 @@
 // an unknown ID is NotFound. With the crio personality CreateContainer refuses a
 // container that asks for the pod's PID namespace in a sandbox without one.
 import type * as cri from '../shared/cri/types.js';
-import { securityContextFailure } from './container-identity.js';
+import { identityOf, securityContextFailure } from './container-identity.js';
 import { containerMatches } from './filters.js';
 import { behaviourOf } from './process-model.js';
 import type { SimContext } from './sim-context.js';
@@ -126,6 +126,11 @@ export async function containerStatus(
   await ctx.latency.wait('ContainerStatus');
   const container = ctx.store.getContainer(req.container_id);
   const status = toContainerStatus(container, ctx.store.findSandbox(container.sandboxId));
+  // containerd 2 and CRI-O report who the process started as (KEP 3619); the primary group leads the list, as the OCI process's additional GIDs.
+  if (ctx.personality.supplementalGroupsPolicy) {
+    const identity = identityOf(container.config.linux?.security_context);
+    status.user = { linux: { uid: identity.uid, gid: identity.gid, supplemental_groups: [identity.gid, ...identity.groups.filter((gid) => gid !== identity.gid)] } };
+  }
   const info: Record<string, string> = req.verbose
     ? { info: JSON.stringify({ sandboxID: container.sandboxId, behaviour: container.behaviour, runtime: 'shardlet-sim' }) }
     : {};

@@ -28,6 +28,9 @@
 //   (SIGKILL); CRI-O stops each with SIGTERM and a timeout of what is left of the
 //   call's deadline (stopTimeoutFromContext, 10 s without one), so a container that
 //   ignores SIGTERM holds the call for its whole deadline.
+// - supplementalGroupsPolicy (KEP 3619): containerd 2.0 and CRI-O 1.31 honour Strict
+//   and say so in Status features.supplemental_groups_policy; containerd 1.6 has
+//   neither the field nor the feature (it merges the image's groups whatever it is told).
 
 export const PERSONALITY_NAMES = ['containerd-1.6', 'containerd-2', 'crio'] as const;
 export type PersonalityName = (typeof PERSONALITY_NAMES)[number];
@@ -55,6 +58,8 @@ export interface RuntimePersonality {
   refusesInconsistentPidNamespace: boolean;
   /** StopPodSandbox on running containers: SIGKILL at once, or SIGTERM and what is left of the call's deadline. */
   sandboxStop: 'kill' | 'stop-until-deadline';
+  /** Status features.supplemental_groups_policy, and Strict honoured (no groups from the image's /etc/group). */
+  supplementalGroupsPolicy: boolean;
 }
 
 export interface PersonalityOptions {
@@ -73,6 +78,7 @@ const CONTAINERD_2: RuntimePersonality = {
   logTimeOffset: 'Z',
   refusesInconsistentPidNamespace: false,
   sandboxStop: 'kill',
+  supplementalGroupsPolicy: true,
 };
 
 /**
@@ -89,7 +95,7 @@ export function runtimePersonality(name?: PersonalityName, options: PersonalityO
     case undefined:
       return DEFAULT_PERSONALITY;
     case 'containerd-1.6':
-      return { ...CONTAINERD_2, name, containerEvents: 'unimplemented', statsListExitedContainers: false };
+      return { ...CONTAINERD_2, name, containerEvents: 'unimplemented', statsListExitedContainers: false, supplementalGroupsPolicy: false };
     case 'containerd-2':
       return CONTAINERD_2;
     case 'crio':
@@ -104,6 +110,7 @@ export function runtimePersonality(name?: PersonalityName, options: PersonalityO
         logTimeOffset: '+00:00',
         refusesInconsistentPidNamespace: true,
         sandboxStop: 'stop-until-deadline',
+        supplementalGroupsPolicy: true,
       };
     default:
       throw new Error(`unknown runtime personality "${String(name)}" (known: ${PERSONALITY_NAMES.join(', ')})`);

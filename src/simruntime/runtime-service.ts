@@ -47,7 +47,7 @@ async function status(ctx: SimContext, req: cri.StatusRequest__Output): Promise<
       { name: '', features },
       { name: 'runc', features },
     ],
-    features: { supplemental_groups_policy: false },
+    features: { supplemental_groups_policy: ctx.personality.supplementalGroupsPolicy },
   };
 }
 

@@ -7,6 +7,7 @@ import { CSR_RESOURCE, csrUpdate, prepareCsrCreate } from './certificates.js';
 import type { AdmissionAttributes, Operation } from './admission.js';
 import { applyDefaults, bindPod } from './defaults.js';
 import { applyPatch } from './patch.js';
+import { setCreatedGeneration, setUpdatedGeneration } from './pod-generation.js';
 import { apiVersionOf } from './resources.js';
 import { seedNamespaceContents } from './seed.js';
 import { matchesFilter, parseFieldSelector, parseLabelSelector, type ObjectFilter } from './selectors.js';
@@ -93,6 +94,7 @@ export function createObject(ctx: ServerContext, request: ResourceRequest, body:
   if (!obj.metadata.name) throw invalid(request.def.kind, '', 'metadata.name', 'Required value: name or generateName is required');
   for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete obj.metadata[field];
   applyDefaults(request.key, obj);
+  setCreatedGeneration(request.key, obj);
   if (request.key === CSR_RESOURCE.key) prepareCsrCreate(obj, request.user);
   ctx.admit(admissionOf(request, 'CREATE', obj));
   // The scheduler's part, after the pod was admitted as its creator sent it.
@@ -125,6 +127,7 @@ function writeUpdate(ctx: ServerContext, request: ResourceRequest, current: Kube
     next = { ...incoming, metadata: { ...incoming.metadata, deletionTimestamp: current.metadata.deletionTimestamp, deletionGracePeriodSeconds: current.metadata.deletionGracePeriodSeconds } };
     if (request.def.subresources.includes('status')) next.status = current.status;
     applyDefaults(request.key, next);
+    setUpdatedGeneration(request.key, current, next);
   }
   for (const field of ['deletionTimestamp', 'deletionGracePeriodSeconds']) if (next.metadata[field] === undefined) delete next.metadata[field];
   // A subresource write is admitted with what its sender sent (NodeRestriction compares labels in it).

@@ -8,6 +8,7 @@ import { ApiError, badRequest, conflict, successStatus } from './api-error.js';
 import type { ResourceRequest, ServerContext } from './context.js';
 import { admissionOf, getObject, refOf } from './crud.js';
 import { podDeletionGracePeriod } from './defaults.js';
+import { setDeletingGeneration } from './pod-generation.js';
 import type { KubeObject } from './types.js';
 
 interface DeleteOptions {
@@ -41,6 +42,7 @@ function checkPreconditions(request: ResourceRequest, current: KubeObject, optio
 function markPodDeleted(ctx: ServerContext, request: ResourceRequest, pod: KubeObject, gracePeriod: number): KubeObject {
   const existing = pod.metadata.deletionGracePeriodSeconds as number | undefined;
   if (existing !== undefined && existing <= gracePeriod) return pod;
+  setDeletingGeneration(pod);
   pod.metadata.deletionTimestamp = new Date(Date.now() + gracePeriod * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
   pod.metadata.deletionGracePeriodSeconds = gracePeriod;
   return ctx.store.update(refOf(request), pod);

@@ -263,5 +263,28 @@ export function clusterScenarios(getRuntime: (workDir: string) => Promise<Runtim
     await waitUntil(async () => (await widePods()).get('needs-secret')?.[2] === 'Running', TIMEOUT_MS, 'needs-secret Running once the Secret exists');
   });
 
+  test('status.observedGeneration and the conditions\' follow metadata.generation as kubectl changes the spec', async () => {
+    // The node is at maxPods: make room first.
+    await kubectl('delete', 'pod', 'web-19', '--grace-period=1');
+    await apply('generation');
+    await waitUntil(async () => (await widePods()).get('generation')?.[2] === 'Running', TIMEOUT_MS, 'generation Running');
+    const observed = async (want: number) => {
+      const pod = JSON.parse(await kubectl('get', 'pod', 'generation', '-o', 'json'));
+      const kubeletConditions = (pod.status.conditions as Array<{ type: string; observedGeneration?: number }>)
+        .filter((c) => ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].includes(c.type));
+      return pod.metadata.generation === want && pod.status.observedGeneration === want && kubeletConditions.length === 5 && kubeletConditions.every((c) => c.observedGeneration === want)
+        ? pod
+        : false;
+    };
+    await waitUntil(() => observed(1), TIMEOUT_MS, 'generation 1 observed');
+    // A spec change the API server allows on a running pod: the node sees it and says so.
+    await kubectl('patch', 'pod', 'generation', '-p', '{"spec":{"activeDeadlineSeconds":3600}}');
+    await waitUntil(() => observed(2), TIMEOUT_MS, 'generation 2 observed after the spec change');
+    // A metadata-only change is no new generation.
+    await kubectl('label', 'pod', 'generation', 'tier=web');
+    assert.equal(JSON.parse(await kubectl('get', 'pod', 'generation', '-o', 'json')).metadata.generation, 2);
+    assert.equal((await kubectl('get', 'pod', 'generation', '-o', 'jsonpath={.status.observedGeneration}')).trim(), '2');
+  });
+
   testNoRefusals(() => [api]);
 }

@@ -44,7 +44,7 @@ describe('the demo\'s kubelet configuration', () => {
   });
 
   test('uses no deprecated flag and no setting shardlet would warn about', () => {
-    assert.deepEqual(options.startupNotices, { deprecations: [], decodeWarnings: [], notActedOn: [], clusterWarnings: [] });
+    assert.deepEqual(options.startupNotices, { deprecations: [], decodeWarnings: [], notActedOn: [], clusterWarnings: [], featureGateWarnings: [] });
   });
 });
 

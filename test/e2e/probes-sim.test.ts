@@ -100,7 +100,7 @@ for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtim
     assert.equal(statusOf(unready)?.restartCount, 0, 'readiness never restarts a container');
     codeByPath.set('/ready', 200);
     await waitForPod('ready', (p) => readyOf(p) === 'True', 'Ready once more');
-    assert.ok(requests.some((r) => r.path === '/ready' && r.userAgent === 'kube-probe/1.34'));
+    assert.ok(requests.some((r) => r.path === '/ready' && r.userAgent === 'kube-probe/1.36'));
     await waitUntil(async () => eventsOf('ready', 'Unhealthy').some((m) => m === 'Readiness probe failed: HTTP probe failed with statuscode: 503'), WAIT_MS, 'Unhealthy event');
   });
 

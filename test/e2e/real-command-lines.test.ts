@@ -1,5 +1,5 @@
 // shardlet swapped into real nodes' kubelet units: the command lines and config
-// files kubeadm, kind, OpenShift and k3s generate (our equivalents, in
+// files kubeadm (1.34 and 1.36), kind, OpenShift and k3s generate (our equivalents, in
 // test/fixtures/real-nodes/), started as they are, with paths moved into a
 // temporary root, the CRI socket at the simulated runtime and the kubeconfig at
 // the test API server. Each must start, register its Node, and name the settings
@@ -46,6 +46,18 @@ const CASES: Case[] = [
     notActedOn: ['--pod-infra-container-image'],
     actedOn: ['staticPodPath', 'clusterDNS', '--node-ip', '--kubeconfig', '--config', 'resolvConf', '--bootstrap-kubeconfig', 'rotateCertificates', 'cgroupDriver', 'authentication', 'authorization', 'healthzPort'],
     warnings: [/^Flag --pod-infra-container-image has been deprecated, will be removed in 1\.35/],
+  },
+  {
+    // A node written for 1.36: gates new in 1.35 and 1.36 in the file and on the command line, GA ones
+    // set to their locked value, and fields of the 1.33-1.36 KubeletConfiguration.
+    fixture: 'kubeadm-1.36',
+    notActedOn: ['featureGates', '--feature-gates', 'imagePullCredentialsVerificationPolicy', 'memoryReservationPolicy', 'userNamespaces', 'crashLoopBackOff'],
+    actedOn: ['containerRuntimeEndpoint', 'staticPodPath', 'clusterDNS', '--node-ip', 'cgroupDriver', 'authentication'],
+    warnings: [
+      /^Setting GA feature gate UserNamespacesSupport=true\. It will be removed in a future release\.$/,
+      /^Setting GA feature gate PodObservedGenerationTracking=true\. It will be removed in a future release\.$/,
+      /^Flag --feature-gates has been deprecated, This parameter should be set via the config file/,
+    ],
   },
   {
     fixture: 'kind',
@@ -105,7 +117,7 @@ describe('real nodes\' kubelet command lines start shardlet', () => {
       const kubelet = await startShardlet(node);
       try {
         const registered = await waitUntil(() => nodeObject(nodeName, kubelet), TIMEOUT_MS, `Node ${nodeName} registered`);
-        assert.match(registered.status.nodeInfo.kubeletVersion, /^v1\.34\.0-shardlet\.\d+\.\d+\.\d+/);
+        assert.match(registered.status.nodeInfo.kubeletVersion, /^v1\.36\.5-shardlet\.\d+\.\d+\.\d+/);
         for (const [key, value] of Object.entries(testCase.labels ?? {})) assert.equal(registered.metadata.labels[key], value, `label ${key}`);
         const warnings = kubelet.logs.filter((line) => line.level === 40).map((line) => String(line.msg));
         const notActedOnLines = kubelet.logs.filter((line) => String(line.msg).startsWith(NOT_ACTED_ON));

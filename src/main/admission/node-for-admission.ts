@@ -2,7 +2,7 @@
 // allocatable resources (capacity less systemReserved and kubeReserved; pods =
 // maxPods), as upstream's kubelet reads them from its own node object.
 import { availableParallelism, totalmem } from 'node:os';
-import type { NodeInfoForAdmission } from '../../shared/admission/admit-pod.js';
+import type { NodeFeaturesForAdmission, NodeInfoForAdmission } from '../../shared/admission/admit-pod.js';
 import { parseBytes, parseCpuMillis } from '../../shared/quantity.js';
 import type { KubeletOptions } from '../options/kubelet-options.js';
 
@@ -14,10 +14,11 @@ function reserved(options: KubeletOptions, resource: 'cpu' | 'memory'): number {
   }, 0);
 }
 
-export function nodeForAdmission(options: KubeletOptions): NodeInfoForAdmission {
+export function nodeForAdmission(options: KubeletOptions, features?: NodeFeaturesForAdmission): NodeInfoForAdmission {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   return {
     name: options.nodeName,
+    ...(features ? { features } : {}),
     labels: {
       'kubernetes.io/hostname': options.nodeName,
       'kubernetes.io/os': 'linux',

@@ -283,6 +283,8 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod): PodChange {
   setOrDelete(existingMeta, 'labels', refMeta.labels);
   setOrDelete(existingMeta, 'deletionTimestamp', refMeta.deletionTimestamp);
   setOrDelete(existingMeta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
+  // The status the next sync writes reports the generation it was computed from.
+  setOrDelete(existingMeta, 'generation', refMeta.generation);
   setOrDelete(existing, 'status', ref.status);
   existingMeta.annotations = mergedAnnotations(existingMeta, refMeta);
   if (refMeta.deletionTimestamp !== undefined && refMeta.deletionTimestamp !== null) change.needGracefulDelete = true;

@@ -1,60 +1,51 @@
 // Feature gates as upstream's component-base featuregate: --feature-gates takes
-// "Name=true,Other=false", the config file's featureGates a map; a name the 1.34
-// kubelet does not know is an error ("unrecognized feature gate"), as upstream.
+// "Name=true,Other=false", the config file's featureGates a map. A name the 1.36
+// kubelet does not register is refused ("unrecognized feature gate"), and so is
+// the other value of a gate locked to its default; setting a GA or deprecated
+// gate is allowed with upstream's warning that it will be removed.
+import { FEATURE_GATE_SPECS, type FeatureGateSpec } from './feature-gate-specs.js';
 
-/** Gate names known to the kubelet at 1.34 (k8s.io/kubernetes/pkg/features and component-base). */
-export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set([
-  'AllAlpha', 'AllBeta',
-  'AllowDNSOnlyNodeCSR', 'AllowInsecureKubeletCertificateSigningRequests', 'AllowOverwriteTerminationGracePeriodSeconds',
-  'AllowParsingUserUIDFromCertAuth', 'AllowServiceLBStatusOnNonLB', 'AllowUnsafeMalformedObjectDeletion',
-  'AnonymousAuthConfigurableEndpoints', 'APIResponseCompression', 'APIServerIdentity', 'APIServerTracing', 'APIServingWithRoutine',
-  'AuthorizeNodeWithSelectors', 'AuthorizeWithSelectors', 'BtreeWatchCache', 'CBORServingAndStorage',
-  'ClearingNominatedNodeNameAfterBinding', 'ClientsAllowCBOR', 'ClientsPreferCBOR', 'CloudControllerManagerWebhook',
-  'ClusterTrustBundle', 'ClusterTrustBundleProjection', 'ComponentFlagz', 'ComponentStatusz', 'ConcurrentWatchObjectDecode',
-  'ConsistentListFromCache', 'ContainerCheckpoint', 'ContainerRestartRules', 'ContainerStopSignals', 'ContextualLogging',
-  'CoordinatedLeaderElection', 'CPUCFSQuotaPeriod', 'CPUManagerPolicyAlphaOptions', 'CPUManagerPolicyBetaOptions',
-  'CPUManagerPolicyOptions', 'CRDValidationRatcheting', 'CronJobsScheduledAnnotation', 'CrossNamespaceVolumeDataSource',
-  'CSIMigrationPortworx', 'CSIVolumeHealth', 'CustomCPUCFSQuotaPeriod', 'CustomResourceFieldSelectors', 'DeclarativeValidation',
-  'DeclarativeValidationTakeover', 'DeploymentReplicaSetTerminatingReplicas', 'DetectCacheInconsistency', 'DisableAllocatorDualWrite',
-  'DisableCPUQuotaWithExclusiveCPUs', 'DisableNodeKubeProxyVersion', 'DRAAdminAccess', 'DRAConsumableCapacity', 'DRADeviceBindingConditions',
-  'DRADeviceTaints', 'DRAExtendedResource', 'DRAPartitionableDevices', 'DRAPrioritizedList', 'DRAResourceClaimDeviceStatus',
-  'DRASchedulerFilterTimeout', 'DynamicResourceAllocation', 'EnvFiles', 'EventedPLEG', 'ExternalServiceAccountTokenSigner',
-  'GracefulNodeShutdown', 'GracefulNodeShutdownBasedOnPodPriority', 'HonorPVReclaimPolicy', 'HostnameOverride',
-  'HPAConfigurableTolerance', 'HPAScaleToZero', 'ImageMaximumGCAge', 'ImageVolume', 'InOrderInformers', 'InPlacePodVerticalScaling',
-  'InPlacePodVerticalScalingAllocatedStatus', 'InPlacePodVerticalScalingExclusiveCPUs', 'InPlacePodVerticalScalingExclusiveMemory',
-  'InTreePluginPortworxUnregister', 'InformerResourceVersion', 'JobManagedBy', 'JobPodReplacementPolicy', 'JobSuccessPolicy',
-  'KubeletCgroupDriverFromCRI', 'KubeletCrashLoopBackOffMax', 'KubeletEnsureSecretPulledImages', 'KubeletFineGrainedAuthz',
-  'KubeletInUserNamespace', 'KubeletPodResourcesDynamicResources', 'KubeletPodResourcesGet', 'KubeletPodResourcesListUseActivePods',
-  'KubeletPSI', 'KubeletSeparateDiskGC', 'KubeletServiceAccountTokenForCredentialProviders', 'KubeletTracing', 'KMSv1',
-  'ListFromCacheSnapshot', 'LoadBalancerIPMode', 'LocalStorageCapacityIsolationFSQuotaMonitoring', 'LoggingAlphaOptions',
-  'LoggingBetaOptions', 'MatchLabelKeysInPodAffinity', 'MatchLabelKeysInPodTopologySpread', 'MatchLabelKeysInPodTopologySpreadSelectorMerge',
-  'MaxUnavailableStatefulSet', 'MemoryManager', 'MemoryQoS', 'MultiCIDRServiceAllocator', 'MutableCSINodeAllocatableCount',
-  'MutatingAdmissionPolicy', 'NodeInclusionPolicyInPodTopologySpread', 'NodeLogQuery', 'NodeSwap', 'NominatedNodeNameForExpectation',
-  'OpenAPIEnums', 'OrderedNamespaceDeletion', 'PodAndContainerStatsFromCRI', 'PodCertificateRequest', 'PodDeletionCost',
-  'PodLevelResources', 'PodLifecycleSleepAction', 'PodLifecycleSleepActionAllowZero', 'PodLogsQuerySplitStreams', 'PodObservedGenerationTracking',
-  'PodReadyToStartContainersCondition', 'PodSchedulingReadiness', 'PodTopologyLabelsAdmission', 'PortForwardWebsockets',
-  'PreferSameTrafficDistribution', 'PreventStaticPodAPIReferences', 'ProcMountType', 'QOSReserved', 'RecoverVolumeExpansionFailure',
-  'RecursiveReadOnlyMounts', 'ReduceDefaultCrashLoopBackOffDecay', 'RelaxedDNSSearchValidation', 'RelaxedEnvironmentVariableValidation',
-  'ReloadKubeletServerCertificateFile', 'RemoteRequestHeaderUID', 'ResilientWatchCacheInitialization', 'ResourceHealthStatus',
-  'RetryGenerateName', 'RotateKubeletServerCertificate', 'RuntimeClassInImageCriAPI', 'SchedulerAsyncAPICalls', 'SchedulerAsyncPreemption',
-  'SchedulerPopFromBackoffQ', 'SchedulerQueueingHints', 'SELinuxChangePolicy', 'SELinuxMount', 'SELinuxMountReadWriteOncePod',
-  'SeparateTaintEvictionController', 'ServiceAccountNodeAudienceRestriction', 'ServiceAccountTokenJTI', 'ServiceAccountTokenNodeBinding',
-  'ServiceAccountTokenNodeBindingValidation', 'ServiceAccountTokenPodNodeInfo', 'ServiceTrafficDistribution', 'SidecarContainers',
-  'SizeBasedListCostEstimate', 'StatefulSetAutoDeletePVC', 'StorageCapacityScoring', 'StorageNamespaceIndex', 'StorageVersionAPI',
-  'StorageVersionHash', 'StorageVersionMigrator', 'StreamingCollectionEncodingToJSON', 'StreamingCollectionEncodingToProtobuf',
-  'StrictCostEnforcementForVAP', 'StrictCostEnforcementForWebhooks', 'StructuredAuthenticationConfiguration',
-  'StructuredAuthenticationConfigurationEgressSelector', 'StructuredAuthorizationConfiguration', 'SupplementalGroupsPolicy',
-  'SystemdWatchdog', 'TokenRequestServiceAccountUIDValidation', 'TopologyAwareHints', 'TopologyManagerPolicyAlphaOptions',
-  'TopologyManagerPolicyBetaOptions', 'TopologyManagerPolicyOptions', 'TranslateStreamCloseWebsocketRequests', 'UnauthenticatedHTTP2DOSMitigation',
-  'UnknownVersionInteroperabilityProxy', 'UserNamespacesPodSecurityStandards', 'UserNamespacesSupport', 'VolumeAttributesClass',
-  'VolumeLimitScaling', 'WatchCacheInitializationPostStartHook', 'WatchFromStorageWithoutResourceVersion', 'WatchList',
-  'WatchListClient', 'WindowsCPUAndMemoryAffinity', 'WindowsGracefulNodeShutdown', 'WinDSR', 'WinOverlay',
-]);
+/** component-base's two meta-gates: they turn on every alpha (beta) gate not set explicitly. */
+const ALL_ALPHA = 'AllAlpha';
+const ALL_BETA = 'AllBeta';
 
-/** Why a gate map is invalid (the first unknown name), or undefined. */
+/** Every gate name the kubelet accepts. */
+export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set([ALL_ALPHA, ALL_BETA, ...FEATURE_GATE_SPECS.keys()]);
+
+/** Why a gate map is refused (the first bad entry, with component-base's message), or undefined. */
 export function featureGatesError(gates: Readonly<Record<string, unknown>>): string | undefined {
-  const unknown = Object.keys(gates).find((name) => !KNOWN_FEATURE_GATES.has(name));
-  return unknown === undefined ? undefined : `unrecognized feature gate: ${unknown}`;
+  for (const [name, value] of Object.entries(gates)) {
+    if (!KNOWN_FEATURE_GATES.has(name)) return `unrecognized feature gate: ${name}`;
+    const spec = FEATURE_GATE_SPECS.get(name);
+    if (spec?.locked && typeof value === 'boolean' && value !== spec.enabledByDefault) {
+      return `cannot set feature gate ${name} to ${value}, feature is locked to ${spec.enabledByDefault}`;
+    }
+  }
+  return undefined;
+}
+
+/** The warnings component-base logs when a GA or deprecated gate is set, one per gate. */
+export function featureGateWarnings(gates: Readonly<Record<string, boolean>>): string[] {
+  return Object.entries(gates).flatMap(([name, value]) => {
+    const stage = FEATURE_GATE_SPECS.get(name)?.stage;
+    if (stage === 'GA') return [`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`];
+    if (stage === 'Deprecated') return [`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`];
+    return [];
+  });
+}
+
+/**
+ * Whether a gate is on: its explicit value, else AllAlpha/AllBeta for an alpha/beta
+ * gate, else its 1.36 default (as component-base's Enabled). Unknown names are off.
+ */
+export function isFeatureEnabled(gates: Readonly<Record<string, boolean>>, name: string): boolean {
+  const explicit = gates[name];
+  if (explicit !== undefined) return explicit;
+  const spec: FeatureGateSpec | undefined = FEATURE_GATE_SPECS.get(name);
+  if (!spec) return false;
+  if (spec.stage === 'Alpha' && gates[ALL_ALPHA] === true) return true;
+  if (spec.stage === 'Beta' && gates[ALL_BETA] === true) return true;
+  return spec.enabledByDefault;
 }
 
 /** Parses "A=true,B=false" as pflag's mapStringBool; throws a plain Error naming the bad item. */

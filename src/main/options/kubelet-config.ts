@@ -20,6 +20,7 @@ import { parseBytes } from '../../shared/quantity.js';
 import type { ContainerLogOptions, KubeletOptions, KubeletServerOptions, NodeShutdownOptions, NodeTaint, ShutdownGracePeriodByPodPriority } from './kubelet-options.js';
 import { findServerConfigProblem } from './kubelet-server-validation.js';
 import { openShiftOnlyNodeLabels } from './node-labels.js';
+import { featureGateWarnings } from './feature-gates.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
@@ -267,7 +268,9 @@ export function mergeFlags(config: KubeletConfigFile | undefined, flags: Kubelet
   const fields = applyConfigDefaults(legacy ? mergeFields(LEGACY_DEFAULTS_WITHOUT_CONFIG, fileFields) : fileFields);
   const flagByField = new Map<string, string>();
   for (const [field, value, flagName] of upstreamFlagFields(flags)) {
-    setFieldPath(fields, field, zeroDurationFlag(field, value) ? ZERO_MEANS_DEFAULT[field] : value);
+    // --feature-gates merges over the file's gates key by key (upstream's kubeletConfigFlagPrecedence).
+    const flagValue = field === 'featureGates' ? { ...(fields.featureGates as Record<string, boolean> | undefined), ...(value as Record<string, boolean>) } : value;
+    setFieldPath(fields, field, zeroDurationFlag(field, flagValue) ? ZERO_MEANS_DEFAULT[field] : flagValue);
     flagByField.set(field.split('.')[0]!, flagName);
   }
   for (const [flagKey, field, flagName] of FLAG_FIELDS) {
@@ -326,6 +329,7 @@ function buildOptions(fields: Record<string, unknown>, flags: KubeletFlags, conf
       decodeWarnings: config?.warnings ?? [],
       notActedOn: settingsNotActedOn(explicit, flags),
       clusterWarnings: nodeLabelWarnings(flags.nodeLabels ?? {}),
+      featureGateWarnings: featureGateWarnings((fields.featureGates as Record<string, boolean> | undefined) ?? {}),
     },
     rootDir,
     configFile: config?.path ?? '',

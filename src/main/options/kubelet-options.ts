@@ -21,6 +21,8 @@ export interface StartupNotices {
   notActedOn: string[];
   /** Settings that work only on some clusters (--node-labels only OpenShift admits). */
   clusterWarnings: string[];
+  /** component-base's "Setting GA/deprecated feature gate …" warnings. */
+  featureGateWarnings: string[];
 }
 
 /** The kubelet API server (:10250), its authentication and authorization, and the localhost healthz port. */

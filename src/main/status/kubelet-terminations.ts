@@ -39,6 +39,8 @@ export class KubeletTerminations {
     if (!recorded) return status;
     const { verdict, atMs } = recorded;
     const condition: PodCondition = {
+      // The generation the status it joins was computed from (upstream's CalculatePodConditionObservedGeneration).
+      ...(status.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
       type: DISRUPTION_TARGET,
       status: 'True',
       reason: TERMINATION_BY_KUBELET,

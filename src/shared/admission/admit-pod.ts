@@ -2,7 +2,7 @@
 // (pkg/kubelet/lifecycle/predicate.go) with scheduler.AdmissionCheck and the
 // CriticalPodAdmissionHandler's rule for critical pods. Checks run in upstream's order
 // and the first failure is reported:
-//   OS label / spec.os → pods, cpu, memory, ephemeral-storage (noderesources.Fits)
+//   OS label / spec.os → supplementalGroupsPolicy Strict on a runtime without it → pods, cpu, memory, ephemeral-storage (noderesources.Fits)
 //   → NodeAffinity → NodeName → NodePorts → TaintToleration (NoExecute only, not for static pods).
 import { isCriticalPod } from '../qos.js';
 import { podUid, type Pod } from '../types.js';
@@ -12,9 +12,17 @@ import { requiredNodeAffinityMatches } from './node-affinity.js';
 import { podRequests, type ResourceVector } from './pod-requests.js';
 import { findUntoleratedTaint, TAINT_EFFECT_NO_EXECUTE, type NodeTaint } from './taints.js';
 import { isStaticPod } from '../pod-kinds.js';
+import { admitSupplementalGroupsPolicy } from './supplemental-groups-policy.js';
+
+/** The node's status.features, as upstream's NodeFeatures setter fills them from the runtime. */
+export interface NodeFeaturesForAdmission {
+  supplementalGroupsPolicy: boolean;
+}
 
 export interface NodeInfoForAdmission {
   name: string;
+  /** Absent: no features reported, so none supported (upstream's ptr.Deref to false). */
+  features?: NodeFeaturesForAdmission;
   labels: Record<string, string>;
   taints: NodeTaint[];
   /** ephemeralStorageBytes absent: the node reports none, and the check is skipped. */
@@ -150,6 +158,8 @@ export function admitPod(pod: Pod, activePods: Pod[], node: NodeInfoForAdmission
 export function admitPodWithUsage(pod: Pod, usage: NodeUsage, node: NodeInfoForAdmission): AdmitResult {
   const osRejection = checkPodOS(pod);
   if (osRejection) return osRejection;
+  const groupsPolicy = admitSupplementalGroupsPolicy(pod, node.features?.supplementalGroupsPolicy ?? false);
+  if (!groupsPolicy.admit) return groupsPolicy;
   let requested: ResourceVector;
   try {
     requested = podRequests(pod);

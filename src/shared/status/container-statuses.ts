@@ -169,6 +169,8 @@ function convertContainerStatus(
     // Created but not started, or unknown: waiting, with the reason (if any) filled in below.
     status.state = { waiting: {} };
   }
+  // KEP 3619: the identity the runtime says the process started with (upstream's convertContainerStatusUser).
+  if (instance.user) status.user = { linux: { uid: instance.user.uid, gid: instance.user.gid, supplementalGroups: [...instance.user.supplementalGroups] } };
   return status;
 }
 

@@ -18,6 +18,7 @@ import {
   toDate,
 } from './pod-conditions.js';
 import { getPhase, type PodPhase } from './pod-phase.js';
+import { observedGenerationOf, withObservedGeneration } from './observed-generation.js';
 
 /** Prefix of container IDs when the runtime's name is not known. */
 export const DEFAULT_RUNTIME_NAME = 'containerd';
@@ -70,7 +71,9 @@ export function generatePodStatus(pod: Pod, runtime: RuntimePodStatus, ctx: Stat
   const phase = resolvePhase(pod, old, all, ctx);
   const hostIPs = ctx.hostIPs ?? (ctx.hostIP ? [ctx.hostIP] : []);
   const podIPs = podIPsFor(pod, runtime, old, hostIPs, phase.phase);
+  const generation = observedGenerationOf(pod);
   const status: PodStatus = {
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
     phase: phase.phase,
     conditions: buildConditions(pod, runtime, old, all, phase.phase),
     qosClass: podQOSClass(pod),
@@ -134,11 +137,13 @@ function buildConditions(
   const disruption = (old.conditions ?? pod.status?.conditions ?? []).find((c) => c.type === 'DisruptionTarget');
   if (disruption) conditions.push({ ...disruption });
   const sandboxUsable = !podSandboxChanged(pod, runtime).createSandbox;
-  conditions.push(podReadyToStartContainersCondition(sandboxUsable));
-  conditions.push(podInitializedCondition(spec, all, phase));
-  conditions.push(podReadyCondition(spec, conditions, all, phase));
-  conditions.push(containersReadyCondition(spec, all, phase));
-  conditions.push({ type: 'PodScheduled', status: 'True' });
+  const generation = observedGenerationOf(pod);
+  const push = (condition: PodCondition) => conditions.push(withObservedGeneration(condition, generation));
+  push(podReadyToStartContainersCondition(sandboxUsable));
+  push(podInitializedCondition(spec, all, phase));
+  push(podReadyCondition(spec, conditions, all, phase));
+  push(containersReadyCondition(spec, all, phase));
+  push({ type: 'PodScheduled', status: 'True' });
   return conditions;
 }
 

@@ -155,7 +155,14 @@ export function toRuntimeContainer(item: ContainerLean, status: ContainerStatusL
     imageRef: status?.image_ref ?? item.image_ref ?? '',
     terminationGracePeriodSeconds: optionalNumber(annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]),
     preStop: optionalHandler(annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION]),
+    ...runtimeUser(status),
   };
+}
+
+/** ContainerStatus.user's linux part, as upstream's convertContainerStatusUser reads it. */
+function runtimeUser(status: ContainerStatusLean | null): Pick<RuntimeContainer, 'user'> {
+  const linux = status?.user?.linux;
+  return linux ? { user: { uid: linux.uid, gid: linux.gid, supplementalGroups: [...linux.supplemental_groups] } } : {};
 }
 
 /** The preStop handler a kubelet recorded on the container; anything unreadable is no handler. */

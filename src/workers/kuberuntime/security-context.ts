@@ -1,6 +1,7 @@
 // Linux security settings for sandboxes and containers, as upstream's
 // runtimeutil.NamespacesForPod, generatePodSandboxLinuxConfig (security part),
-// determineEffectiveSecurityContext, convertToRuntimeSecurityContext,
+// determineEffectiveSecurityContext, convertToRuntimeSecurityContext (with the
+// pod's supplementalGroupsPolicy, KEP 3619),
 // getSeccompProfile (with the kubelet's default seccompDefault=false),
 // getAppArmorProfile and verifyRunAsNonRoot.
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
@@ -61,6 +62,14 @@ function podSupplementalGroups(pod: Pod): number[] {
   return groups;
 }
 
+/**
+ * The pod's supplementalGroupsPolicy as the CRI enum (upstream's
+ * convertToRuntimeSupplementalGroupsPolicy): Strict, else Merge, the default.
+ */
+function supplementalGroupsPolicy(pod: Pod): 'Merge' | 'Strict' {
+  return pod.spec?.securityContext?.supplementalGroupsPolicy === 'Strict' ? 'Strict' : 'Merge';
+}
+
 /** The sandbox's security context; the sandbox always runs with the runtime's default seccomp profile. */
 export function sandboxSecurityContext(pod: Pod): LinuxSandboxSecurityContext {
   const podSecurity = pod.spec?.securityContext;
@@ -70,6 +79,7 @@ export function sandboxSecurityContext(pod: Pod): LinuxSandboxSecurityContext {
     // Upstream forces RuntimeDefault here so pods can pick the least privileged profile (issue #84623).
     seccomp: { profile_type: 'RuntimeDefault' },
     supplemental_groups: podSupplementalGroups(pod),
+    supplemental_groups_policy: supplementalGroupsPolicy(pod),
   };
   if (podSecurity?.runAsUser !== undefined) context.run_as_user = { value: podSecurity.runAsUser };
   if (podSecurity?.runAsGroup !== undefined) context.run_as_group = { value: podSecurity.runAsGroup };
@@ -113,6 +123,7 @@ export function containerSecurityContext(pod: Pod, container: Container, rootDir
     readonly_rootfs: effective.readOnlyRootFilesystem === true,
     namespace_options: namespacesForPod(pod),
     supplemental_groups: podSupplementalGroups(pod),
+    supplemental_groups_policy: supplementalGroupsPolicy(pod),
     // allowPrivilegeEscalation: false is what sets no_new_privs; unset leaves it off.
     no_new_privs: effective.allowPrivilegeEscalation === false,
     // The runtime ignores both lists for privileged containers; we leave them empty there.

@@ -8,7 +8,7 @@ import https from 'node:https';
 import { dialErrorText, failed, succeeded, type ProbeOutcome } from './probe-outcome.js';
 
 /** Upstream's probe User-Agent: kube-probe/<major>.<minor>. */
-export const PROBE_USER_AGENT = 'kube-probe/1.34';
+export const PROBE_USER_AGENT = 'kube-probe/1.36';
 /** Upstream's maxRespBodyLength: the probe reads at most this much of the body. */
 export const MAX_PROBE_BODY_BYTES = 10 * 1024;
 /** Go's http.Client default redirect limit, kept by upstream's redirect checker. */

@@ -91,6 +91,19 @@ test('an UPDATE carries the new spec and keeps the first-seen time', () => {
   assert.equal(storage.mergedState()[0]!.spec!.containers[0]!.image, 'nginx:1.25');
 });
 
+test('an UPDATE carries the new metadata.generation, so the next status reports it', () => {
+  const { merge, updates } = harness();
+  const first = makePod('a');
+  first.metadata!.generation = 1;
+  merge('api', 'ADD', [first]);
+  const resized = changed(first, (pod) => {
+    pod.spec!.containers[0]!.image = 'busybox:1.37';
+    pod.metadata!.generation = 2;
+  });
+  assert.deepEqual(merge('api', 'UPDATE', [resized]), [['UPDATE', ['a']]]);
+  assert.equal(updates.at(-1)!.pods[0]!.metadata!.generation, 2);
+});
+
 test('REMOVE of a known pod delivers REMOVE; of an unknown pod, nothing', () => {
   const { merge, storage } = harness();
   merge('api', 'ADD', [makePod('a'), makePod('b')]);

@@ -41,9 +41,9 @@ test('a deprecated flag gives upstream\'s deprecation line once, however often i
   assert.deepEqual(mergeFlags(undefined, flags, env).startupNotices.deprecations.length, 2);
 });
 
-test('feature gates: known 1.34 names parse, an unknown one is an error from the flag and from the file', () => {
-  const options = mergeFlags(undefined, parseFlags(['--feature-gates=NodeSwap=true,KubeletTracing=false']), env);
-  assert.deepEqual(options.featureGates, { NodeSwap: true, KubeletTracing: false });
+test('feature gates: known names parse, an unknown one is an error from the flag and from the file', () => {
+  const options = mergeFlags(undefined, parseFlags(['--feature-gates=NodeSwap=true,EventedPLEG=false']), env);
+  assert.deepEqual(options.featureGates, { NodeSwap: true, EventedPLEG: false });
   assert.throws(() => parseFlags(['--feature-gates=NoSuchGate=true']), fails(ErrorCodes.FLAG_INVALID, '--feature-gates', 'unrecognized feature gate: NoSuchGate'));
   const file = parseKubeletConfig(`${HEADER}featureGates:\n  NoSuchGate: true\n`, 'k.yaml');
   assert.throws(() => mergeFlags(file, {}, env), fails(ErrorCodes.CONFIG_INVALID, 'k.yaml: field "featureGates"', 'unrecognized feature gate: NoSuchGate'));
@@ -123,7 +123,7 @@ test('--help groups flags as upstream and marks the deprecated ones', () => {
 });
 
 test('the Kubernetes version is a semver kubeadm accepts', () => {
-  assert.match(kubeletVersion(), /^v1\.34\.0-shardlet\.\d+\.\d+\.\d+$/);
+  assert.match(kubeletVersion(), /^v1\.36\.5-shardlet\.\d+\.\d+\.\d+$/);
 });
 
 test('a tlsCertFile that cannot be read fails start-up naming the field and the file, as upstream', async () => {

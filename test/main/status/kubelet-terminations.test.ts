@@ -34,3 +34,10 @@ test('a node shutdown keeps Succeeded and fails anything else', () => {
   assert.equal(terminations.overlay('busy', running).phase, 'Failed');
   assert.equal(terminations.overlay('busy', running).reason, 'Terminated');
 });
+
+test('the DisruptionTarget condition carries the generation of the status it joins', () => {
+  const terminations = new KubeletTerminations();
+  terminations.record('u1', { reason: 'Evicted', message: 'The node was low on resource: memory.', keepSucceeded: false });
+  const status = terminations.overlay('u1', { ...running, observedGeneration: 4 });
+  assert.equal(status.conditions?.find((c) => c.type === 'DisruptionTarget')?.observedGeneration, 4);
+});

@@ -219,3 +219,15 @@ test('a pod replaced with a new spec is admitted by its new requests, not the on
   assert.equal(admitPod(newcomer, [small], node).admit, true);
   assert.equal(admitPod(newcomer, [withCpu('600m')], node).admit, false, 'the updated pod leaves no room');
 });
+
+test('supplementalGroupsPolicy Strict is refused on a node whose runtime does not support it, after the OS checks (KEP 3619)', () => {
+  const strict = pod({ securityContext: { supplementalGroupsPolicy: 'Strict' } });
+  const merge = pod({ securityContext: { supplementalGroupsPolicy: 'Merge' } });
+  const refused = reject('SupplementalGroupsPolicyNotSupported', 'SupplementalGroupsPolicy=Strict is not supported in this node');
+  assert.deepEqual(admitPod(strict, [], node({ features: { supplementalGroupsPolicy: false } })), refused);
+  assert.deepEqual(admitPod(strict, [], node()), refused, 'a node that reports no features supports none');
+  assert.deepEqual(admitPod(strict, [], node({ features: { supplementalGroupsPolicy: true } })), ADMIT);
+  assert.deepEqual(admitPod(merge, [], node({ features: { supplementalGroupsPolicy: false } })), ADMIT, 'Merge is what every runtime does');
+  const otherOS = pod({ os: { name: RUNTIME_OS === 'linux' ? 'windows' : 'linux' }, securityContext: { supplementalGroupsPolicy: 'Strict' } });
+  assert.equal((admitPod(otherOS, [], node()) as { reason: string }).reason, 'PodOSNotSupported', 'the OS checks come first');
+});

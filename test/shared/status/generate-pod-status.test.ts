@@ -251,3 +251,16 @@ test('pod status: a container that vanished after running counts as terminated, 
   assert.equal(a.restartCount, 1);
   assert.equal(status.phase, 'Running');
 });
+
+test('status.observedGeneration and each kubelet condition\'s observedGeneration are the synced pod\'s generation (KEP 5067)', () => {
+  const pod: Pod = { ...single, metadata: { ...single.metadata, generation: 3 }, status: { conditions: [{ type: 'example.com/Gate', status: 'True', observedGeneration: 1 }] } };
+  const status = generatePodStatus(pod, runtimeOf([sandbox()], [instance(single, 'a')]), ctx());
+  assert.equal(status.observedGeneration, 3);
+  for (const type of ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']) {
+    assert.equal(conditionOf(status, type)?.observedGeneration, 3, type);
+  }
+  assert.equal(conditionOf(status, 'example.com/Gate')?.observedGeneration, 1, 'a condition someone else owns is left as it was');
+  const fromFile = generatePodStatus(single, runtimeOf([sandbox()], [instance(single, 'a')]), ctx());
+  assert.equal(fromFile.observedGeneration, undefined, 'a pod without a generation (a static pod from a file) reports none');
+  assert.ok(fromFile.conditions?.every((c) => c.observedGeneration === undefined));
+});

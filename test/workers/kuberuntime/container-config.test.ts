@@ -158,6 +158,7 @@ test('container config: security context', async () => {
     readonly_rootfs: true,
     namespace_options: { network: 'POD', pid: 'POD', ipc: 'POD' },
     supplemental_groups: [2000, 4000],
+    supplemental_groups_policy: 'Merge',
     no_new_privs: true,
     masked_paths: DEFAULT_MASKED_PATHS,
     readonly_paths: DEFAULT_READONLY_PATHS,

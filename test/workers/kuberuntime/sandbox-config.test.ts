@@ -46,6 +46,7 @@ test('sandbox config: a normal pod', async () => {
     privileged: true,
     seccomp: { profile_type: 'RuntimeDefault' },
     supplemental_groups: [2000, 4000],
+    supplemental_groups_policy: 'Merge',
     run_as_user: { value: 1000 },
     run_as_group: { value: 3000 },
   });

@@ -170,3 +170,14 @@ test('a runAsUser or runAsGroup that is not an ID is refused; null is unset, as 
   const unset = build({ runAsNonRoot: true, runAsUser: loose(null), runAsGroup: loose(null) });
   assert.deepEqual([unset.run_as_user, unset.run_as_group], [{ value: 1000 }, undefined], "null leaves the image's verified uid, never an empty (root) value");
 });
+
+test('the pod\'s supplementalGroupsPolicy reaches the runtime in the container and sandbox contexts; Merge when unset', async () => {
+  const { sandboxSecurityContext } = await import('../../../src/workers/kuberuntime/security-context.js');
+  const strict = makePod({ securityContext: { supplementalGroups: [5000], supplementalGroupsPolicy: 'Strict' } });
+  assert.equal(containerSecurityContext(strict, makeContainer(), '/var/lib/kubelet', ANY_USER).supplemental_groups_policy, 'Strict');
+  assert.equal(sandboxSecurityContext(strict).supplemental_groups_policy, 'Strict');
+  assert.deepEqual(containerSecurityContext(strict, makeContainer(), '/var/lib/kubelet', ANY_USER).supplemental_groups, [5000]);
+  const unset = makePod();
+  assert.equal(containerSecurityContext(unset, makeContainer(), '/var/lib/kubelet', ANY_USER).supplemental_groups_policy, 'Merge');
+  assert.equal(sandboxSecurityContext(unset).supplemental_groups_policy, 'Merge');
+});

@@ -83,6 +83,8 @@ class RuntimeState {
   private networkError = NETWORK_STATE_UNKNOWN_MESSAGE;
   /** The last answer of CRI Version; kept while the runtime does not answer. */
   version?: RuntimeVersionInfo;
+  /** CRI Status features (runtimeState.runtimeFeatures); unknown until the runtime answered. */
+  supplementalGroupsPolicy?: boolean;
 
   /** updateRuntimeUp: a failed Status call changes nothing, so the last sync ages into "runtime is down". */
   async refresh(cri: CriClient, nowMs: number): Promise<void> {
@@ -90,6 +92,7 @@ class RuntimeState {
       const version = await cri.version({ version: '' });
       this.version = { runtimeName: version.runtime_name, runtimeVersion: version.runtime_version };
       const response = await cri.status({ verbose: false });
+      this.supplementalGroupsPolicy = response.features?.supplemental_groups_policy === true;
       const conditions: RuntimeCondition[] = (response.status?.conditions ?? []).map((condition) => ({
         type: condition.type,
         status: condition.status,
@@ -238,6 +241,7 @@ export class NodeStatusManager {
     });
     // As the VersionInfo setter's error: the field stays empty until the runtime answers.
     if (!this.runtime.version) node.status!.nodeInfo!.containerRuntimeVersion = '';
+    this.setFeatures(node.status!);
     return node;
   }
 
@@ -334,7 +338,14 @@ export class NodeStatusManager {
       // As the VersionInfo setter's error: the runtime version stays what the node had.
       status.nodeInfo!.containerRuntimeVersion = original.status?.nodeInfo?.containerRuntimeVersion ?? '';
     }
+    this.setFeatures(status);
     return status;
+  }
+
+  /** Upstream's NodeFeatures setter: status.features from the runtime's, once it has answered. */
+  private setFeatures(status: V1NodeStatus): void {
+    const supported = this.runtime.supplementalGroupsPolicy;
+    if (supported !== undefined) status.features = { supplementalGroupsPolicy: supported };
   }
 
   private failed(err: unknown, what: string): void {

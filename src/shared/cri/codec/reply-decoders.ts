@@ -11,6 +11,7 @@ import type {
   ContainerLean,
   ContainerStatusLean,
   ContainerStatusReply,
+  ContainerUserLean,
   ImageLean,
   ImageSpecLean,
   ImageStatusReply,
@@ -324,14 +325,43 @@ function emptyContainerStatus(): ContainerStatusLean {
     labels: {},
     annotations: {},
     log_path: '',
+    user: null,
   };
+}
+
+/** LinuxContainerUser: uid = 1, gid = 2, supplemental_groups = 3 (packed, or one per entry). */
+function readLinuxContainerUser(r: Reader, end: number): NonNullable<ContainerUserLean['linux']> {
+  const user = { uid: 0, gid: 0, supplemental_groups: [] as number[] };
+  while (r.pos < end) {
+    const key = r.uint32();
+    const field = key >>> 3;
+    if (field === 1) user.uid = readInt64(r);
+    else if (field === 2) user.gid = readInt64(r);
+    else if (field === 3 && (key & 7) === 2) {
+      const packedEnd = endOfField(r);
+      while (r.pos < packedEnd) user.supplemental_groups.push(readInt64(r));
+    } else if (field === 3) user.supplemental_groups.push(readInt64(r));
+    else r.skipType(key & 7);
+  }
+  return user;
+}
+
+/** ContainerUser: linux = 1. */
+function readContainerUser(r: Reader, end: number): ContainerUserLean {
+  const user: ContainerUserLean = { linux: null };
+  while (r.pos < end) {
+    const key = r.uint32();
+    if (key >>> 3 === 1) user.linux = readLinuxContainerUser(r, endOfField(r));
+    else r.skipType(key & 7);
+  }
+  return user;
 }
 
 /**
  * ContainerStatus: id = 1, metadata = 2, state = 3, created_at = 4, started_at = 5,
  * finished_at = 6, exit_code = 7, image = 8, image_ref = 9, reason = 10, message = 11,
- * labels = 12, annotations = 13, log_path = 15 (mounts = 14, resources = 16,
- * image_id = 17, user = 18, image_source = 19 skipped).
+ * labels = 12, annotations = 13, log_path = 15, user = 18 (mounts = 14, resources = 16,
+ * image_id = 17, image_source = 19 skipped).
  */
 function readContainerStatus(r: Reader, end: number): ContainerStatusLean {
   const status = emptyContainerStatus();
@@ -352,6 +382,7 @@ function readContainerStatus(r: Reader, end: number): ContainerStatusLean {
     else if (field === 12) readStringMapEntry(r, status.labels);
     else if (field === 13) readStringMapEntry(r, status.annotations);
     else if (field === 15) status.log_path = r.string();
+    else if (field === 18) status.user = readContainerUser(r, endOfField(r));
     else r.skipType(key & 7);
   }
   return status;

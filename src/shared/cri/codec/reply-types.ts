@@ -68,7 +68,12 @@ export interface ListContainersReply {
   containers: ContainerLean[];
 }
 
-/** A container's status (mounts, resources, user, image ID and image source skipped). */
+/** ContainerUser's linux part: the identity the container's first process started with. */
+export interface ContainerUserLean {
+  linux: { uid: number; gid: number; supplemental_groups: number[] } | null;
+}
+
+/** A container's status (mounts, resources, image ID and image source skipped). */
 export interface ContainerStatusLean
   extends Pick<
     ContainerStatus__Output,
@@ -87,6 +92,7 @@ export interface ContainerStatusLean
   > {
   metadata: ContainerMetadata__Output | null;
   image: ImageSpecLean | null;
+  user: ContainerUserLean | null;
 }
 
 export interface ContainerStatusReply {

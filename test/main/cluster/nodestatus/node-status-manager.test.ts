@@ -137,6 +137,8 @@ test('registration creates the node with upstream labels, resources, addresses a
   assert.equal(node.status?.nodeInfo?.containerRuntimeVersion, 'shardlet-sim://0.1.0');
   assert.equal(node.status?.nodeInfo?.kubeletVersion, KUBELET_VERSION);
   assert.equal(node.status?.nodeInfo?.operatingSystem, 'linux');
+  // The NodeFeatures setter: the sim (as containerd 2) supports supplementalGroupsPolicy.
+  await waitUntil(async () => (await readNode(NODE))?.status?.features?.supplementalGroupsPolicy === true, WAIT_MS, 'status.features.supplementalGroupsPolicy');
   const ready = readyOf(node);
   assert.equal(ready?.status, 'True');
   assert.equal(ready?.reason, 'KubeletReady');

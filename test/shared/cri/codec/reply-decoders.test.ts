@@ -80,6 +80,7 @@ const REPLIES: Array<[keyof typeof STATIC_METHODS, string, Mask]> = [
         labels: true,
         annotations: true,
         log_path: true,
+        user: { linux: { uid: true, gid: true, supplemental_groups: true } },
       },
     },
   ],
