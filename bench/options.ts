@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { PERSONALITY_NAMES, type PersonalityName } from '../src/simruntime/personality.js';
 import { SIM_PROFILE_NAMES, type SimProfileName } from '../src/simruntime/profiles.js';
 import { parseRuntimeCreationLimit } from '../src/shared/runtime-creation/creation-limit-setting.js';
-import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
+import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 
 export type SourceKind = 'static' | 'api';
 

@@ -6,11 +6,9 @@ import type { PersonalityName } from '../src/simruntime/personality.js';
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import { BENCH_PROBE_PERIOD_SECONDS } from './bench-pods.js';
 import type { BenchOptions, SourceKind } from './options.js';
+import type { ScenarioName } from './scenario-names.js';
 
-export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'] as const;
-export const CONTAINERD_SCENARIO = 'containerd';
-export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
-export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+export { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 
 /** The runtime a run talks to: a simulated one with a latency profile, or the project's containerd. */
 export type RuntimeProfile = SimProfileName | 'containerd';
