@@ -206,7 +206,7 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
           imagePulls: [PARALLEL_5],
           steadySeconds,
         },
-        () => 'steady',
+        (run) => `steady-${run.pods}`,
       ),
     };
   },
