@@ -15,10 +15,12 @@ import { measureFloor } from './floor.js';
 import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './options.js';
 import { writePlots } from './plots.js';
 import { Progress } from './progress.js';
+import { summarizeRepeatedRow } from './repeated-row.js';
 import { renderTables } from './report-table.js';
 import type { FloorResult, RunResult } from './results.js';
 import { runScenario } from './run-scenario.js';
-import { CONTAINERD_SCENARIO, describeFloor, describeRun, planBench, type BenchPlan } from './scenarios.js';
+import { planBench } from './plan.js';
+import { CONTAINERD_SCENARIO, describeFloor, describeRun, type BenchPlan } from './scenarios.js';
 import { checkTargets, renderTargets } from './targets.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../bench/results/', import.meta.url));
@@ -60,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
     scenarios: plan.scenarios,
     floors: [...floorsById.values()],
     runs: [...runsById.values()],
+    /** The repeated rows (scale), each figure's median and spread over the row's runs. */
+    repeatedRows: repeatedRowsOf(plan, runsById, floorsById),
     targets,
   };
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 1)}\n`);
@@ -96,7 +100,7 @@ function summaryOf(run: RunResult): string {
     const start = run.start;
     parts.push(
       `all Running in ${(start.allRunningMs / 1000).toFixed(2)} s, p99 ${(start.latency.p99Ms / 1000).toFixed(2)} s, ` +
-        `CPU ${start.cpuSeconds.toFixed(2)} s, peak RSS ${start.peakRssMiB.toFixed(0)} MiB`,
+        `start-up CPU ${start.startup.cpuSeconds.toFixed(2)} s, then ${start.cpuMsPerPod.toFixed(2)} ms per pod, peak RSS ${start.peakRssMiB.toFixed(0)} MiB`,
     );
   }
   if (run.steady) parts.push(`steady ${run.steady.cpuPercentOfCore.toFixed(2)} % of a core`);
@@ -109,6 +113,12 @@ function summaryOf(run: RunResult): string {
   }
   if (run.error) parts.push(`error: ${run.error}`);
   return parts.join('; ');
+}
+
+function repeatedRowsOf(plan: BenchPlan, runsById: Map<string, RunResult>, floorsById: Map<string, FloorResult>) {
+  return plan.scenarios.flatMap((scenario) =>
+    scenario.rows.filter((row) => row.runIds).map((row) => ({ scenario: scenario.name, ...summarizeRepeatedRow(row, runsById, floorsById) })),
+  );
 }
 
 async function setUpContainerd(): Promise<ContainerdTarget> {

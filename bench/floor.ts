@@ -5,7 +5,7 @@
 // names and its sandboxes removed afterwards. shardlet's time divided by this one
 // says how much the kubelet itself adds.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,6 +16,7 @@ import type { StepProgress } from './progress.js';
 import type { FloorResult } from './results.js';
 import type { FloorSpec } from './scenarios.js';
 import { summarize } from './stats.js';
+import { removeWorkDir } from './work-dir.js';
 
 const FLOOR_CLIENT = fileURLToPath(new URL('./floor-client.js', import.meta.url));
 
@@ -50,7 +51,7 @@ export async function measureFloor(spec: FloorSpec, containerd: ContainerdTarget
   } catch (err) {
     result.error = (err as Error).message;
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    await removeWorkDir(workDir);
   }
   return result;
 }

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { PERSONALITY_NAMES, type PersonalityName } from '../src/simruntime/personality.js';
 import { SIM_PROFILE_NAMES, type SimProfileName } from '../src/simruntime/profiles.js';
 import { parseRuntimeCreationLimit } from '../src/shared/runtime-creation/creation-limit-setting.js';
-import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
+import { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 
 export type SourceKind = 'static' | 'api';
 
@@ -19,6 +19,8 @@ export interface BenchOptions {
   /** Overrides every selected scenario's sources. */
   sources?: SourceKind[];
   quick: boolean;
+  /** Runs of each scale row, for a median and spread (default 3; --quick 2). */
+  repeats?: number;
   steadySeconds?: number;
   /** Length of the churn scenario's churn window. */
   churnSeconds?: number;
@@ -52,6 +54,7 @@ Options:
   --workers LIST        shardlet --workers values, e.g. 0,2 (default per scenario)
   --profile NAME        simulated runtime profile: ${SIM_PROFILE_NAMES.join('|')} (default arm)
   --source KIND         static|api|both: static pod directory, test API server or both
+  --repeats N           runs of each scale row, for its median and spread (default 3; --quick 2)
   --steady-seconds N    length of the steady-state window (default 30)
   --churn-seconds N     length of the churn scenario's churn window (default 600; --quick 20)
   --probes-exec         probes scenario: half the readiness probes exec (ExecSync), half httpGet
@@ -87,6 +90,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
         workers: { type: 'string' },
         profile: { type: 'string' },
         source: { type: 'string' },
+        repeats: { type: 'string' },
         'steady-seconds': { type: 'string' },
         'churn-seconds': { type: 'string' },
         quick: { type: 'boolean', default: false },
@@ -109,6 +113,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     profile: oneOf('--profile', values.profile, SIM_PROFILE_NAMES),
     sources: sourceList(values.source),
     quick: values.quick,
+    repeats: positiveInteger('--repeats', values.repeats),
     steadySeconds: positiveNumber('--steady-seconds', values['steady-seconds']),
     churnSeconds: positiveNumber('--churn-seconds', values['churn-seconds']),
     probesExec: values['probes-exec'],
@@ -166,6 +171,13 @@ function creationLimitList(text: string | undefined): string[] | undefined {
     }
   }
   return [...new Set(values)];
+}
+
+function positiveInteger(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isInteger(value) || value < 1) throw new BenchUsageError(`${flag}: "${text}" is not an integer ≥ 1`);
+  return value;
 }
 
 function positiveNumber(flag: string, text: string | undefined): number | undefined {

@@ -1,79 +1,13 @@
-// The tables the bench prints: one per scenario, each row one run, with under it
-// the CRI calls per pod by method for each run and its floor. Fits 120 columns.
-import type { CriCallsByMethod } from './bench-runtime.js';
+// The tables the bench prints: one per scenario, each row one run (a repeated row:
+// scale-table.ts), with under it the CRI calls per pod by method for each run and
+// its floor. Fits 120 columns.
 import type { ChurnMeasurement, FloorResult, RunResult } from './results.js';
+import { renderScaleTable } from './scale-table.js';
 import type { BenchPlan, ScenarioPlan } from './scenarios.js';
-import { sumOf, type LatencySummary } from './stats.js';
+import { startupLine } from './start-cost.js';
+import { sumOf } from './stats.js';
+import { criBreakdown, criLegend, fixed, ratio, renderTable, runTag, seconds, triple, type Column } from './table-format.js';
 import { threadCpuLine } from './thread-cpu.js';
-
-/** Short names for the CRI breakdown, in the order a pod start makes the calls. */
-const CRI_ABBREVIATIONS: ReadonlyArray<[string, string]> = [
-  ['RunPodSandbox', 'Run'],
-  ['ImageStatus', 'ImgSt'],
-  ['PullImage', 'Pull'],
-  ['CreateContainer', 'Cre'],
-  ['StartContainer', 'Sta'],
-  ['ContainerStatus', 'CS'],
-  ['PodSandboxStatus', 'PSS'],
-  ['ListPodSandbox', 'LPS'],
-  ['ListContainers', 'LC'],
-  ['ListImages', 'LI'],
-  ['ImageFsInfo', 'IFs'],
-  ['StopContainer', 'StopC'],
-  ['StopPodSandbox', 'StopP'],
-  ['RemoveContainer', 'RmC'],
-  ['RemovePodSandbox', 'RmP'],
-  ['RemoveImage', 'RmI'],
-  ['Version', 'Ver'],
-  ['Status', 'St'],
-  ['UpdateRuntimeConfig', 'URC'],
-  ['UpdateContainerResources', 'UCR'],
-  ['ExecSync', 'Exec'],
-  ['GetContainerEvents', 'Ev'],
-];
-
-const LINE_WIDTH = 120;
-
-/** The abbreviations, wrapped to the line width. */
-function criLegend(): string {
-  const lines = ['CRI calls:'];
-  for (const entry of CRI_ABBREVIATIONS.map(([method, short]) => `${short}=${method}`)) {
-    if (lines[lines.length - 1].length + entry.length + 1 > LINE_WIDTH) lines.push(' ');
-    lines[lines.length - 1] += ` ${entry}`;
-  }
-  return lines.join('\n');
-}
-
-interface Column<T> {
-  /** Two header lines, so that columns stay narrow. */
-  header: [string, string];
-  cell: (row: T) => string;
-  alignLeft?: boolean;
-}
-
-function renderTable<T>(columns: Column<T>[], rows: T[]): string[] {
-  const cells = rows.map((row) => columns.map((column) => column.cell(row)));
-  const widths = columns.map((column, i) => Math.max(...column.header.map((h) => h.length), ...cells.map((row) => row[i].length)));
-  const line = (values: string[]) =>
-    values
-      .map((value, i) => (columns[i].alignLeft ? value.padEnd(widths[i]) : value.padStart(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(columns.map((c) => c.header[0])), line(columns.map((c) => c.header[1])), ...cells.map(line)];
-}
-
-function seconds(ms: number | undefined): string {
-  if (ms === undefined || !Number.isFinite(ms)) return '–';
-  return (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
-}
-
-function triple(summary: LatencySummary): string {
-  return [summary.p50Ms, summary.p90Ms, summary.p99Ms].map(seconds).join('/');
-}
-
-function fixed(value: number | undefined, digits: number): string {
-  return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
-}
 
 interface StartRow {
   label: string;
@@ -90,6 +24,7 @@ const START_COLUMNS: Column<StartRow>[] = [
   { header: ['start latency s', 'p50/p90/p99'], cell: (r) => (r.run.start ? triple(r.run.start.latency) : '') },
   { header: ['excl. pulls s', 'p50/p90/p99'], cell: (r) => (r.run.start ? triple(r.run.start.latencyExcludingPulls) : '') },
   { header: ['', 'pods/s'], cell: (r) => fixed(r.run.start?.podsPerSecond, 1) },
+  { header: ['start-up', 'CPU s'], cell: (r) => fixed(r.run.start?.startup.cpuSeconds, 2) },
   { header: ['CPU', 's'], cell: (r) => fixed(r.run.start?.cpuSeconds, 2) },
   { header: ['CPU', 'ms/pod'], cell: (r) => fixed(r.run.start?.cpuMsPerPod, 2) },
   { header: ['RSS', 'MiB'], cell: (r) => fixed(r.run.start?.peakRssMiB, 0) },
@@ -97,35 +32,6 @@ const START_COLUMNS: Column<StartRow>[] = [
   { header: ['floor', 's'], cell: (r) => seconds(r.floor?.measured?.allRunningMs) },
   { header: ['×', 'floor'], cell: (r) => ratio(r.run.start?.allRunningMs, r.floor?.measured?.allRunningMs) },
 ];
-
-function ratio(value: number | undefined, floor: number | undefined): string {
-  return value === undefined || floor === undefined ? '–' : (value / floor).toFixed(2);
-}
-
-/** "total 14.2: Run 1.00 ImgSt 1.33 …" per pod, or per second for steady windows; n/a when nobody counted. */
-function criBreakdown(calls: CriCallsByMethod | undefined, divisor: number): string {
-  if (!calls) return 'n/a (neither the runtime nor this shardlet counts CRI calls)';
-  const known = new Map(CRI_ABBREVIATIONS);
-  const parts = Object.entries(calls)
-    .filter(([, count]) => (count ?? 0) > 0)
-    .sort(([a], [b]) => order(a) - order(b))
-    .map(([method, count]) => `${known.get(method) ?? method} ${per(count!, divisor)}`);
-  return `total ${per(sumOf(calls), divisor)}: ${parts.join(' ')}`;
-}
-
-function order(method: string): number {
-  const index = CRI_ABBREVIATIONS.findIndex(([name]) => name === method);
-  return index < 0 ? CRI_ABBREVIATIONS.length : index;
-}
-
-function per(count: number, divisor: number): string {
-  const value = count / divisor;
-  return value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-
-function runTag(run: RunResult): string {
-  return `${run.spec.source} wk ${run.spec.workers}`;
-}
 
 function renderStartTable(scenario: ScenarioPlan, runsById: Map<string, RunResult>, floorsById: Map<string, FloorResult>): string[] {
   const rows: StartRow[] = scenario.rows.map((row) => {
@@ -146,8 +52,11 @@ function renderStartTable(scenario: ScenarioPlan, runsById: Map<string, RunResul
     if (row.run.start) lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${criBreakdown(row.run.start.criCalls, row.run.spec.pods)}`);
   }
   const threadRows = rows.filter((r) => r.run.start);
-  if (threadRows.length > 0) lines.push('', 'shardlet CPU per pod start by thread (each thread measures itself):');
-  for (const row of threadRows) lines.push(`  ${`${row.label} ${runTag(row.run)}`.padEnd(labelWidth)}  ${threadCpuLine(row.run.start!.threadCpuPerPod)}`);
+  if (threadRows.length > 0) lines.push('', 'shardlet CPU per pod start by thread after the first pod seen (each thread measures itself), and start-up CPU:');
+  for (const row of threadRows) {
+    const tag = `${row.label} ${runTag(row.run)}`.padEnd(labelWidth);
+    lines.push(`  ${tag}  ${threadCpuLine(row.run.start!.threadCpuPerPod)}`, `  ${' '.repeat(labelWidth)}  start-up ${startupLine(row.run.start!.startup)}`);
+  }
   const apiRows = rows.filter((r) => r.run.start?.apiPodsRunning !== undefined);
   if (apiRows.length > 0) lines.push('', 'API writes until all Running, and pods the API server showed Running then:');
   for (const row of apiRows) {
@@ -257,6 +166,7 @@ export function renderTables(plan: BenchPlan, runsById: Map<string, RunResult>, 
   const render = (scenario: ScenarioPlan): string[] => {
     if (scenario.kind === 'steady') return renderSteadyTable(scenario, runsById);
     if (scenario.kind === 'churn') return renderChurnTable(scenario, runsById);
+    if (scenario.kind === 'scale') return renderScaleTable(scenario, runsById, floorsById);
     return renderStartTable(scenario, runsById, floorsById);
   };
   const blocks = plan.scenarios.map((scenario) => render(scenario).join('\n'));

@@ -1,4 +1,5 @@
 // What a run and a floor measure; results.json holds these as they are.
+import type { StartupCost } from './start-cost.js';
 import type { ThreadCpuPerPod } from './thread-cpu.js';
 import type { CriCallsByMethod } from './bench-runtime.js';
 import type { FloorSpec, RunSpec } from './scenarios.js';
@@ -20,12 +21,16 @@ export interface PodStart {
 export interface StartMeasurement {
   /** From the first submission to the last pod Running. */
   allRunningMs: number;
-  /** How long handing every pod to the source took. */
+  /** How long handing every pod to the source took (the first pod, the wait until shardlet saw it, the rest). */
   submitMs: number;
+  /** From the first pod's submission until shardlet saw it; the other pods are submitted then. */
+  firstSeenMs: number;
   latency: LatencySummary;
   latencyExcludingPulls: LatencySummary;
   podsPerSecond: number;
-  /** shardlet's CPU time (all threads) from just before submitting to all Running. */
+  /** shardlet's CPU from its launch until it saw the first pod: a fixed cost, kept out of the per-pod figures. */
+  startup: StartupCost;
+  /** shardlet's CPU time (all threads) from the first pod seen to all Running. */
   cpuSeconds: number;
   cpuMsPerPod: number;
   /** The same CPU per pod split by thread, with the main thread's ceiling; undefined when shardlet does not report it. */

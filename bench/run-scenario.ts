@@ -3,8 +3,9 @@
 // Running and the figures the pod-startup SLO and the design ask for; with a steady
 // window, shardlet's cost while nothing changes; with churn, the soak (churn.ts).
 // Everything it started is stopped and removed afterwards, whatever happened.
-import { threadCpuPercent, threadCpuPerPod } from './thread-cpu.js';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { threadCpuPercent } from './thread-cpu.js';
+import { splitStartCost, type CpuSnapshot } from './start-cost.js';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchApiServer } from './api-source.js';
@@ -19,8 +20,11 @@ import type { PodStart, RunResult, StartMeasurement, SteadyMeasurement } from '.
 import { MAX_PODS_HEADROOM, type RunSpec } from './scenarios.js';
 import { ShardletProcess, shardletDirs, type StartupRecord } from './shardlet-process.js';
 import { countsDelta, summarize } from './stats.js';
+import { removeWorkDir } from './work-dir.js';
 
 const RUNNING_POLL_MS = 200;
+/** The wait for shardlet to see the first pod holds back the others: poll it tightly. */
+const FIRST_SEEN_POLL_MS = 5;
 const START_TIMEOUT_MS = 5 * 60_000;
 /** Lets the last status updates and PLEG events of the start-up pass before the steady window opens. */
 const STEADY_SETTLE_MS = 3_000;
@@ -94,7 +98,7 @@ export async function runScenario(spec: RunSpec, containerd: ContainerdTarget | 
     result.error = (err as Error).message;
   } finally {
     for (const undo of teardown.reverse()) await undo().catch((err: Error) => (result.error ??= `teardown: ${err.message}`));
-    rmSync(workDir, { recursive: true, force: true });
+    await removeWorkDir(workDir);
   }
   return result;
 }
@@ -105,32 +109,53 @@ async function measureStart(run: RunUnderTest): Promise<StartMeasurement> {
   const pods = run.probeTarget && spec.probes ? withReadiness(plain, run.probeTarget.port, spec.probes.readiness === 'http+exec', spec.probes.periodSeconds) : plain;
   const criBefore = await criCallsOf(run);
   api?.resetRequestCount();
-  const threadsBefore = await shardlet.threadCpu();
-  const cpuBefore = processCpuSeconds(shardlet.pid);
+  // The first pod alone, then the rest once shardlet has seen it: its CPU at that
+  // moment is the start-up cost, everything after it the pods'.
+  const [firstPod, ...otherPods] = pods;
   const firstSubmittedMs = Date.now();
-  const submittedAtMs = await run.submitter.submit(pods);
+  const submittedFirst = await run.submitter.submit([firstPod]);
+  const firstSeen = await snapshotWhenFirstSeen(run, firstSubmittedMs);
+  const submittedOthers = await run.submitter.submit(otherPods);
+  const submittedAtMs = new Map([...submittedFirst, ...submittedOthers]);
   const submitMs = Date.now() - firstSubmittedMs;
   const records = await waitAllRunning(run, submittedAtMs);
-  const cpuSeconds = processCpuSeconds(shardlet.pid) - cpuBefore;
-  const threadsAfter = await shardlet.threadCpu();
+  const atAllRunning: CpuSnapshot = { processSeconds: processCpuSeconds(shardlet.pid), threads: await shardlet.threadCpu() };
   const criAfter = await criCallsOf(run);
   const starts = records.map((record) => podStart(record, submittedAtMs.get(record.pod)!));
   const allRunningMs = Math.max(...starts.map((start) => start.runningAtMs)) - firstSubmittedMs;
+  const cost = splitStartCost(firstSeen.snapshot, atAllRunning, spec.pods);
   return {
     allRunningMs,
     submitMs,
+    firstSeenMs: firstSeen.seenAtMs - firstSubmittedMs,
     latency: summarize(starts.map((start) => start.latencyMs)),
     latencyExcludingPulls: summarize(starts.map((start) => start.latencyExcludingPullsMs)),
     podsPerSecond: spec.pods / (allRunningMs / 1000),
-    cpuSeconds,
-    cpuMsPerPod: (cpuSeconds * 1000) / spec.pods,
-    threadCpuPerPod: threadsBefore && threadsAfter ? threadCpuPerPod(threadsBefore, threadsAfter, spec.pods) : undefined,
+    startup: cost.startup,
+    cpuSeconds: cost.cpuSeconds,
+    cpuMsPerPod: cost.cpuMsPerPod,
+    threadCpuPerPod: cost.threadCpuPerPod,
     peakRssMiB: processMemory(shardlet.pid).peakRssMiB,
     criCalls: criBefore && criAfter ? countsDelta(criAfter, criBefore) : undefined,
     apiWrites: api?.kubeletWrites(spec.pods) ?? {},
     apiPodsRunning: api?.podsRunning(),
     pods: starts,
   };
+}
+
+/** Polls shardlet's start records until it has seen a pod submitted since `sinceMs`; its CPU then, and when it saw the pod. */
+async function snapshotWhenFirstSeen(run: RunUnderTest, sinceMs: number): Promise<{ snapshot: CpuSnapshot; seenAtMs: number }> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    run.shardlet.assertRunning();
+    const [first] = await run.shardlet.startupRecords(sinceMs);
+    if (first) {
+      const processSeconds = processCpuSeconds(run.shardlet.pid);
+      return { snapshot: { processSeconds, threads: await run.shardlet.threadCpu() }, seenAtMs: first.seenAtMs };
+    }
+    if (Date.now() > deadline) throw new Error(`shardlet did not see the first pod within ${START_TIMEOUT_MS / 1000} s`);
+    await sleep(FIRST_SEEN_POLL_MS);
+  }
 }
 
 /** Polls shardlet's start records until every submitted pod is Running; resolves with those records. */

@@ -1,19 +1,14 @@
-// The catalog: which runs make up each scenario, by default and with --quick, and
-// the plan that runs each distinct run once (a run that two scenarios share, such
-// as density-500 static --workers 2 in density, sweep and steady, is measured once
-// and shown in each table) right after the floor it is compared with.
-import type { PersonalityName } from '../src/simruntime/personality.js';
+// The catalog: which runs make up each scenario, by default and with --quick (the
+// plan, plan.ts, runs each distinct run once), and how a run and a floor are named.
 import type { SimProfileName } from '../src/simruntime/profiles.js';
 import { BENCH_PROBE_PERIOD_SECONDS } from './bench-pods.js';
 import type { BenchOptions, SourceKind } from './options.js';
+import type { ScenarioName } from './scenario-names.js';
+import type { BenchPlan, BuiltRow, BuiltScenario, ChurnSpec, FloorSpec, ImagePulls, ImageSet, ProbeMode, RunSpec, RuntimeProfile } from './plan-types.js';
 
-export const SIM_SCENARIO_NAMES = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'] as const;
-export const CONTAINERD_SCENARIO = 'containerd';
-export const SCENARIO_NAMES = [...SIM_SCENARIO_NAMES, CONTAINERD_SCENARIO] as const;
-export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+export { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
+export type * from './plan-types.js';
 
-/** The runtime a run talks to: a simulated one with a latency profile, or the project's containerd. */
-export type RuntimeProfile = SimProfileName | 'containerd';
 
 const MB = 1_000_000;
 const DEFAULT_STEADY_SECONDS = 30;
@@ -25,6 +20,15 @@ const QUICK_PROBE_PERIOD_SECONDS = 2;
 const QUICK_STEADY_SECONDS = 3;
 const QUICK_PODS = 20;
 const QUICK_WORKERS = [0, 1];
+/** The issue's figures: the target node size, and the density bench's own. */
+export const SCALE_TARGET_PODS = 2500;
+export const TARGET_PODS = 500;
+/** Enough runs for a median and its spread, few enough for the default bench's half hour. */
+const DEFAULT_SCALE_REPEATS = 3;
+/** Two: the quick run still takes a median over runs. */
+const QUICK_SCALE_REPEATS = 2;
+/** The issue measured the scale runs with --workers 2. */
+export const SCALE_WORKERS = 2;
 /** The issue's soak: 10 created and 10 deleted per second for 10 minutes, on 500 pods. */
 const DEFAULT_CHURN_SECONDS = 600;
 const CHURN_PER_SECOND = 10;
@@ -33,81 +37,6 @@ const QUICK_CHURN_SECONDS = 20;
 const QUICK_CHURN_PER_SECOND = 2;
 /** Pods above this many need a larger --max-pods: shardlet admits at most maxPods. */
 export const MAX_PODS_HEADROOM = 10;
-
-export interface ImageSet {
-  /** Short name for run ids. */
-  name: string;
-  /** For titles: "25 images of 50–500 MB". */
-  description: string;
-  images: string[];
-  /** Size of each image in the simulated registry (containerd has its own). */
-  sizesBytes: Record<string, number>;
-}
-
-/** After the start: `perSecond` pods created and as many deleted each second, for `seconds`. */
-export interface ChurnSpec {
-  seconds: number;
-  perSecond: number;
-}
-
-/** The readiness probes of the probes scenario's pods. */
-export type ProbeMode = 'none' | 'http' | 'http+exec';
-
-/** serializeImagePulls, or a maxParallelImagePulls limit. */
-export type ImagePulls = { serialize: true } | { serialize: false; maxParallel: number };
-
-export interface FloorSpec {
-  id: string;
-  profile: RuntimeProfile;
-  pods: number;
-  imageSet: ImageSet;
-  imagePulls: ImagePulls;
-}
-
-export interface RunSpec extends Omit<FloorSpec, 'id'> {
-  /** Identifies the run across scenarios. */
-  id: string;
-  floorId: string;
-  source: SourceKind;
-  workers: number;
-  /** Seconds to keep shardlet running after all pods are Running, measuring; 0 for none. */
-  steadySeconds: number;
-  /** Pod churn after the start (and the steady window), when set. */
-  churn?: ChurnSpec;
-  /**
-   * The probes scenario: each pod's readiness probe (none: the same run without
-   * probes, for comparison; http+exec: every other pod by exec).
-   */
-  probes?: { readiness: ProbeMode; periodSeconds: number };
-  /** False: the simulated runtime has no container events (UNIMPLEMENTED, as containerd 1.6). */
-  containerEvents?: boolean;
-  /** The simulated runtime's personality (src/simruntime/personality.ts); its default without. */
-  simPersonality?: PersonalityName;
-  /** shardlet's --runtime-creation-limit for this run (--creation-limit); shardlet's default without. */
-  creationLimit?: string;
-}
-
-export interface ScenarioRow {
-  /** The table's scenario column, e.g. density-500 or pulls parallel-5. */
-  label: string;
-  runId: string;
-}
-
-export interface ScenarioPlan {
-  name: ScenarioName;
-  /** Printed above the table: what the runs do. */
-  title: string;
-  /** Start-up tables report pod start; steady reports the running node; churn the soak under pod churn. */
-  kind: 'start' | 'steady' | 'churn';
-  rows: ScenarioRow[];
-}
-
-export interface BenchPlan {
-  scenarios: ScenarioPlan[];
-  /** Every distinct run once, each after its floor. */
-  runs: RunSpec[];
-  floors: FloorSpec[];
-}
 
 /** Ten app images: pulls happen, but the runtime's pod work dominates. */
 function densityImages(): ImageSet {
@@ -151,8 +80,8 @@ interface RunAxes {
 }
 
 /** Every combination of the axes, labelled by `label`. */
-function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioRow & { run: RunSpec }> {
-  const rows: Array<ScenarioRow & { run: RunSpec }> = [];
+function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): BuiltRow[] {
+  const rows: BuiltRow[] = [];
   for (const profile of axes.profiles)
     for (const imagePulls of axes.imagePulls)
       for (const pods of axes.pods)
@@ -177,7 +106,7 @@ function rowsOf(axes: RunAxes, label: (run: RunSpec) => string): Array<ScenarioR
   return rows;
 }
 
-type ScenarioBuilder = (options: BenchOptions, containerdImage: string | undefined) => ScenarioPlan & { rows: Array<ScenarioRow & { run: RunSpec }> };
+type ScenarioBuilder = (options: BenchOptions, containerdImage: string | undefined) => BuiltScenario;
 
 const BOTH_SOURCES: SourceKind[] = ['static', 'api'];
 
@@ -258,6 +187,7 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
       () => 'kubelet-bound',
     ),
   }),
+  scale: (o) => scaleScenario(o),
   steady: (o) => {
     const profile = o.profile ?? 'arm';
     const steadySeconds = o.steadySeconds ?? (o.quick ? QUICK_STEADY_SECONDS : DEFAULT_STEADY_SECONDS);
@@ -268,14 +198,15 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
       rows: rowsOf(
         {
           profiles: [profile],
-          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [500]),
+          // 2,500 on the scale scenario's run of the same kind, when both run.
+          pods: o.pods ?? (o.quick ? [QUICK_PODS] : [TARGET_PODS, SCALE_TARGET_PODS]),
           sources: o.sources ?? ['static'],
           workers: o.workers ?? (o.quick ? [1] : [2]),
           imageSet: densityImages(),
           imagePulls: [PARALLEL_5],
           steadySeconds,
         },
-        () => 'steady',
+        (run) => `steady-${run.pods}`,
       ),
     };
   },
@@ -351,46 +282,50 @@ const SCENARIOS: Record<ScenarioName, ScenarioBuilder> = {
   }),
 };
 
-/** The scenarios asked for, and each distinct run once, grouped after its floor. */
-export function planBench(options: BenchOptions, containerdImage?: string): BenchPlan {
-  const built = options.scenarios.map((name) => withCreationLimits(SCENARIOS[name](options, containerdImage), options.creationLimits));
-  const runsById = new Map<string, RunSpec>();
-  const floorsById = new Map<string, FloorSpec>();
-  for (const { run } of built.flatMap((scenario) => scenario.rows)) {
-    const known = runsById.get(run.id);
-    if (known) {
-      known.steadySeconds = Math.max(known.steadySeconds, run.steadySeconds);
-      known.churn ??= run.churn;
-    } else {
-      runsById.set(run.id, {
-        ...run,
-        ...(options.containerEvents === false ? { containerEvents: false } : {}),
-        ...(options.simPersonality && run.profile !== 'containerd' ? { simPersonality: options.simPersonality } : {}),
-      });
-    }
-    if (!floorsById.has(run.floorId)) {
-      floorsById.set(run.floorId, { id: run.floorId, profile: run.profile, pods: run.pods, imageSet: run.imageSet, imagePulls: run.imagePulls });
-    }
-  }
-  const runs = [...floorsById.keys()].flatMap((floorId) => [...runsById.values()].filter((run) => run.floorId === floorId));
-  const scenarios = built.map(({ rows, ...scenario }) => ({ ...scenario, rows: rows.map(({ label, runId }) => ({ label, runId })) }));
-  return { scenarios, runs, floors: [...floorsById.values()] };
+/** One scenario's rows, each with its run; `repeats` for rows the plan runs several times. */
+export function buildScenario(name: ScenarioName, options: BenchOptions, containerdImage: string | undefined): BuiltScenario {
+  return SCENARIOS[name](options, containerdImage);
 }
 
 /**
- * Each row once per --creation-limit value, next to each other and against the
- * same floor, so that the guard off and on are compared in one run.
+ * The issue's 2,500 pods on one node: 1,000 and 2,500 pods, instant and arm, at
+ * --workers 2, each run `repeats` times (a start's figures swing by tens of percent
+ * between runs); and 500 pods instant static, the figure the 2,500's main-thread cost
+ * per pod is judged against, repeated alike. The static source by default: an API
+ * source start of 2,500 pods took 5 minutes on the 2-core machine, three of them
+ * would double the default bench; --source both adds them.
  */
-function withCreationLimits<T extends { rows: Array<ScenarioRow & { run: RunSpec }> }>(scenario: T, creationLimits: string[] | undefined): T {
-  if (!creationLimits) return scenario;
-  const rows = scenario.rows.flatMap((row) =>
-    creationLimits.map((creationLimit) => ({
-      label: `${row.label} limit ${creationLimit}`,
-      runId: `${row.runId}:limit-${creationLimit}`,
-      run: { ...row.run, id: `${row.run.id}:limit-${creationLimit}`, creationLimit },
-    })),
-  );
-  return { ...scenario, rows };
+function scaleScenario(o: BenchOptions): BuiltScenario {
+  const repeats = o.repeats ?? (o.quick ? QUICK_SCALE_REPEATS : DEFAULT_SCALE_REPEATS);
+  const profiles: SimProfileName[] = o.profile ? [o.profile] : o.quick ? ['instant'] : ['instant', 'arm'];
+  const sources = o.sources ?? ['static'];
+  const workers = o.workers ?? (o.quick ? [1] : [SCALE_WORKERS]);
+  const axes = { imageSet: densityImages(), imagePulls: [PARALLEL_5] };
+  const label = (run: RunSpec) => `scale-${run.pods}`;
+  // Without --pods: the 500-pod reference, on the target's own profile, source and --workers only.
+  const reference =
+    o.pods || o.quick
+      ? []
+      : rowsOf(
+          {
+            ...axes,
+            profiles: profiles.filter((profile) => profile === 'instant'),
+            pods: [TARGET_PODS],
+            sources: sources.filter((source) => source === 'static'),
+            workers: workers.filter((count) => count === SCALE_WORKERS),
+          },
+          label,
+        );
+  const grid = rowsOf({ ...axes, profiles, pods: o.pods ?? (o.quick ? [QUICK_PODS] : [1000, SCALE_TARGET_PODS]), sources, workers }, label);
+  return {
+    name: 'scale',
+    title:
+      `scale: density pods at ${[...new Set([...reference, ...grid].map((row) => row.run.pods))].join(', ')} on profiles ${profiles.join(' and ')}, ` +
+      `each run ${repeats} time${repeats === 1 ? '' : 's'}: the median, and the spread (min–max) in parentheses`,
+    kind: 'scale',
+    rows: [...reference, ...grid],
+    repeats,
+  };
 }
 
 /** "arm 500 pods, static, --workers 2" and the pull setting when it is not the density one. */

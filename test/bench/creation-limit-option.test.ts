@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from '../../bench/options.js';
-import { describeRun, planBench } from '../../bench/scenarios.js';
+import { planBench } from '../../bench/plan.js';
+import { describeRun } from '../../bench/scenarios.js';
 
 test('--creation-limit off,adaptive runs each containerd run with the guard off and adaptive against the same floor', () => {
   const options = parseBenchOptions(['--runtime', 'containerd', '--pods', '250', '--workers', '2', '--creation-limit', 'off,adaptive']) as BenchOptions;

@@ -10,18 +10,23 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { FloorResult, RunResult } from '../../bench/results.js';
+import type { RepeatedRowSummary } from '../../bench/repeated-row.js';
 import type { ScenarioPlan } from '../../bench/scenarios.js';
+import type { TargetCheck } from '../../bench/target-check.js';
 
 const run = promisify(execFile);
 const BENCH = fileURLToPath(new URL('../../bench/density.js', import.meta.url));
 const QUICK_TIMEOUT_MS = 10 * 60_000;
-const SIM_SCENARIOS = ['density', 'pulls', 'sweep', 'kubelet-bound', 'steady', 'churn', 'probes'];
+const SIM_SCENARIOS = ['density', 'pulls', 'sweep', 'kubelet-bound', 'scale', 'steady', 'churn', 'probes'];
+/** The scale table's two tables have a profile column; every other table one header. */
+const ONE_TABLE_SCENARIOS = SIM_SCENARIOS.filter((name) => name !== 'scale');
 
 interface BenchResults {
   scenarios: ScenarioPlan[];
   runs: RunResult[];
   floors: FloorResult[];
-  targets: Array<{ status: string; text: string }>;
+  repeatedRows: RepeatedRowSummary[];
+  targets: TargetCheck[];
 }
 
 describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
@@ -40,7 +45,8 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
 
   it('prints a table per scenario and the targets block', () => {
     for (const name of SIM_SCENARIOS) assert.match(stdout, new RegExp(`^${name}: `, 'm'), `a ${name} table`);
-    assert.equal(stdout.match(/^scenario\s+source\s/gm)?.length, SIM_SCENARIOS.length, 'one header per table');
+    assert.equal(stdout.match(/^scenario\s+source\s/gm)?.length, ONE_TABLE_SCENARIOS.length, 'one header per table');
+    assert.equal(stdout.match(/^scenario\s+profile\s+source\s/gm)?.length, 2, 'the scale scenario’s start and cost tables');
     assert.match(stdout, /^targets \(/m);
     assert.match(stdout, /^results: .*results\.json$/m);
   });
@@ -62,6 +68,8 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
         assert.ok(pod.latencyExcludingPullsMs <= pod.latencyMs);
       }
       assert.ok(start.cpuSeconds > 0 && start.peakRssMiB > 0, `${result.spec.id}: cpu ${start.cpuSeconds} s, peak RSS ${start.peakRssMiB} MiB`);
+      assert.ok(start.startup.cpuSeconds > 0 && start.startup.byThread!.main > 0, `${result.spec.id}: start-up CPU ${JSON.stringify(start.startup)}`);
+      assert.ok(start.firstSeenMs >= 0 && start.firstSeenMs <= start.allRunningMs, `${result.spec.id}: first pod seen after ${start.firstSeenMs} ms`);
       assert.ok(start.criCalls?.RunPodSandbox !== undefined && start.criCalls.RunPodSandbox >= result.spec.pods, `${result.spec.id}: a sandbox per pod`);
       if (result.spec.source === 'api') assert.ok(Object.keys(start.apiWrites).length > 0, `${result.spec.id}: shardlet wrote pod statuses`);
       const byThread = start.threadCpuPerPod;
@@ -74,6 +82,28 @@ describe('npm run bench -- --quick', { timeout: QUICK_TIMEOUT_MS }, () => {
     assert.ok(Number.isFinite(steady[0].steady!.cpuPercentOfCore), `steady CPU ${steady[0].steady!.cpuPercentOfCore} %`);
     for (const floor of results.floors) assert.ok(floor.measured && floor.measured.podLatenciesMs.length === floor.spec.pods, `floor ${floor.spec.id}`);
     assert.ok(results.targets.length > 0);
+  });
+
+  it('runs the scale row twice and reports its median and spread, the start-up cost apart', () => {
+    const scale = results.scenarios.find((s) => s.name === 'scale')!;
+    assert.equal(scale.rows.length, 1);
+    assert.equal(scale.rows[0].runIds?.length, 2, 'two runs of the quick scale row');
+    assert.equal(results.repeatedRows.length, 1);
+    const summary = results.repeatedRows[0];
+    assert.equal(summary.measured, 2);
+    for (const figure of [summary.allRunningMs, summary.startupCpuSeconds, summary.cpuMsPerPod, summary.byThreadMsPerPod?.main, summary.peakRssMiB]) {
+      assert.ok(figure && figure.runs === 2 && figure.min <= figure.median && figure.median <= figure.max, `a spread over both runs: ${JSON.stringify(figure)}`);
+    }
+    assert.match(stdout, /^scale-20\s+instant\s+static\s+1\s+2\/2\s+[\d.]+ \([\d.]+–[\d.]+\)/m, 'a scale row: median (min–max)');
+    assert.match(stdout, /^ {2}scale-20 instant static wk 1 +per pod main [\d.]+ .* start-up main [\d.]+/m);
+  });
+
+  it('prints issue 22’s targets, the ones whose runs did not happen as not run', () => {
+    const issue22 = results.targets.filter((target) => target.group.startsWith('issue 22'));
+    assert.equal(issue22.length, 8, issue22.map((target) => target.text).join('\n'));
+    assert.ok(issue22.every((target) => target.status === 'not run'), 'a quick bench has no 2,500-, 500- or 250-pod run');
+    assert.match(stdout, /^ issue 22: 2,500 pods on one node:$/m);
+    assert.match(stdout, /^ {2}not run {6}steady state, 2500 running pods/m);
   });
 
   it('probes every pod and reports the probes per second, their latency and the CPU by thread', () => {
