@@ -4,7 +4,7 @@ import type { SimProfileName } from '../src/simruntime/profiles.js';
 import { BENCH_PROBE_PERIOD_SECONDS } from './bench-pods.js';
 import type { BenchOptions, SourceKind } from './options.js';
 import type { ScenarioName } from './scenario-names.js';
-import type { BenchPlan, BuiltRow, BuiltScenario, ChurnSpec, FloorSpec, ImagePulls, ImageSet, ProbeMode, RunSpec, RuntimeProfile } from './plan-types.js';
+import type { BuiltRow, BuiltScenario, ChurnSpec, FloorSpec, ImagePulls, ImageSet, ProbeMode, RunSpec, RuntimeProfile } from './plan-types.js';
 
 export { CONTAINERD_SCENARIO, SCENARIO_NAMES, SIM_SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 export type * from './plan-types.js';
