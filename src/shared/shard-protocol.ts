@@ -71,6 +71,13 @@ export interface SyncPodRequest {
   apiData?: PodApiData;
   /** The runtime holds nothing of this pod (its first sync, and it was not there at start-up): no need to read it. */
   runtimeKnownEmpty?: boolean;
+  /**
+   * The pod's runtime state is still the one its last sync ended with: that sync
+   * succeeded, and the relists since (one begun after it, at least) brought no news
+   * of the pod. The shard then syncs from the state it kept, as upstream's SyncPod
+   * from the PLEG's cache, instead of reading the runtime again.
+   */
+  runtimeUnchanged?: boolean;
 }
 
 /**
@@ -94,6 +101,7 @@ export interface ShardSyncRequest {
   gracePeriodSeconds?: number;
   removeFromRuntime?: boolean;
   runtimeKnownEmpty?: boolean;
+  runtimeUnchanged?: boolean;
   previousStatus?: PodStatus;
   /** Instead of `previousStatus`: the status this shard returned for request `previousStatusFrom`. */
   previousStatusFrom?: number;

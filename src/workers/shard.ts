@@ -37,6 +37,8 @@ export class Shard {
   private readonly deps: RuntimeDeps;
   private readonly prober: ProberManager;
   private runtimeName: Promise<string> | undefined;
+  /** Each pod's runtime state as its last successful sync left it: what a sync with `runtimeUnchanged` starts from. */
+  private readonly runtimeByUid = new Map<string, RuntimePodStatus>();
 
   /** `post` is the one way probe result changes and pod events leave the shard (to the main thread), in order. */
   constructor(
@@ -84,6 +86,7 @@ export class Shard {
         const outcome = await syncPod(deps, pod, nowMs, {
           apiData: request.apiData,
           runtimeKnownEmpty: request.runtimeKnownEmpty,
+          runtimeKnown: request.runtimeUnchanged ? this.runtimeByUid.get(uid) : undefined,
           probeResults: (state) => this.prober.resultsFor(state),
           // The name only prefixes container IDs: the phase does not depend on it.
           statusIsTerminal: (state) => isTerminalPhase(this.podStatus(request, state, nowMs, {}, undefined).phase),
@@ -100,6 +103,7 @@ export class Shard {
       errors.push(toWire(err));
       runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     }
+    this.keepRuntime(request, runtime, errors.length === 0, removedObjectIds);
     // Probe events recorded while the sync ran: after its own, and before a terminated pod's probes are dropped.
     this.publishProbeEvents(uid, publishEvent);
     this.updateProbeWorkers(request, runtime);
@@ -115,6 +119,28 @@ export class Shard {
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
       removedObjectIds,
     };
+  }
+
+  /**
+   * Keeps what a successful SyncPod left (less what its GC removed), for the next sync
+   * the main thread knows nothing changed since; anything else leaves the next sync to read.
+   */
+  private keepRuntime(request: SyncPodRequest, runtime: RuntimePodStatus, succeeded: boolean, removedIds: readonly string[]): void {
+    const uid = request.pod.metadata?.uid ?? '';
+    if (request.kind !== 'sync' || !succeeded) {
+      this.runtimeByUid.delete(uid);
+      return;
+    }
+    if (removedIds.length === 0) {
+      this.runtimeByUid.set(uid, runtime);
+      return;
+    }
+    const removed = new Set(removedIds);
+    this.runtimeByUid.set(uid, {
+      ...runtime,
+      sandboxes: runtime.sandboxes.filter((sandbox) => !removed.has(sandbox.id)),
+      containers: runtime.containers.filter((container) => !removed.has(container.id)),
+    });
   }
 
   /** upstream's generateAPIPodStatus for the pod of this request, from this runtime state. */

@@ -62,6 +62,12 @@ interface PodWork {
   removedObjectIds: ReadonlySet<string>;
   /** PLEG events that came while a sync ran: judged against what that sync saw. */
   parkedEvents: PlegEvent[];
+  /**
+   * When the last sync's result came, if that sync succeeded and no PLEG news of the
+   * pod came since: its shard keeps the runtime state it ended with, which stays true
+   * until a relist says otherwise. 0 when the next sync must read the runtime.
+   */
+  runtimeKeptAtMs: number;
 }
 
 /** Where the pod workers run syncs and report results; implemented by the kubelet. */
@@ -89,6 +95,8 @@ export class PodWorkers {
   private readonly worksByFullName = new Map<string, Set<PodWork>>();
   private readonly random: () => number;
   private readonly onPhaseChange: (uid: string) => void;
+  /** When the newest successful full relist began: a pod state kept from before then was checked by it. */
+  private fullRelistStartedAtMs = 0;
 
   constructor(
     private readonly host: PodSyncHost,
@@ -173,10 +181,17 @@ export class PodWorkers {
       work.parkedEvents.push(...events);
       return;
     }
-    if (hasNews(events, work)) this.syncNow(uid);
+    if (!hasNews(events, work)) return;
+    work.runtimeKeptAtMs = 0;
+    this.syncNow(uid);
   }
 
-  /** A replaced shard or news from the runtime: look at the pod now. */
+  /** A full relist succeeded: what it did not report as news is as the pods' last syncs left it. */
+  noteFullRelist(startedAtMs: number): void {
+    this.fullRelistStartedAtMs = Math.max(this.fullRelistStartedAtMs, startedAtMs);
+  }
+
+  /** A replaced shard, a probe result or a changed API object: look at the pod now. */
   syncNow(uid: string): void {
     const work = this.workByUid.get(uid);
     if (!work || work.finished) return;
@@ -268,6 +283,7 @@ export class PodWorkers {
       gracePeriodSeconds: kind === 'terminating' ? work.gracePeriodSeconds : undefined,
       removeFromRuntime: kind === 'terminated' ? work.removeFromRuntime : undefined,
       previousStatus: this.host.previousStatus(work.uid),
+      runtimeUnchanged: kind === 'sync' && this.runtimeUnchanged(work),
     };
     this.host.runSync(request).then(
       (result) => this.completed(work, kind, result),
@@ -275,15 +291,28 @@ export class PodWorkers {
     );
   }
 
+  /**
+   * As upstream's podCache.GetNewerThan: the state the last sync left is good for
+   * this one once a relist begun after that sync brought no news of the pod (news
+   * clears it); a relist not yet run since leaves the shard to read the runtime.
+   */
+  private runtimeUnchanged(work: PodWork): boolean {
+    return work.runtimeKeptAtMs > 0 && this.fullRelistStartedAtMs > work.runtimeKeptAtMs;
+  }
+
   private completed(work: PodWork, kind: SyncKind, result: SyncPodResult): void {
+    const nowMs = Date.now();
     work.working = false;
     work.seenObjects = result.runtimeObjects;
     work.actedOnObjects = result.actedOnObjects;
     work.removedObjectIds = new Set(result.removedObjectIds);
-    if (hasNews(work.parkedEvents, work)) work.pendingSync = true;
+    work.runtimeKeptAtMs = kind === 'sync' && result.errors.length === 0 ? nowMs : 0;
+    if (hasNews(work.parkedEvents, work)) {
+      work.pendingSync = true;
+      work.runtimeKeptAtMs = 0;
+    }
     work.parkedEvents = [];
     this.host.onSyncResult(work.pod, result, kind);
-    const nowMs = Date.now();
     if (result.errors.length > 0) {
       work.dueAtMs = nowMs + this.errorBackoffMs();
     } else if (kind === 'sync') {
@@ -323,6 +352,7 @@ export class PodWorkers {
 
   private failed(work: PodWork, kind: SyncKind, err: unknown): void {
     work.working = false;
+    work.runtimeKeptAtMs = 0;
     if (work.parkedEvents.length > 0) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncFailed(work.pod, kind, err);
@@ -362,6 +392,7 @@ function newWork(uid: string, pod: Pod): PodWork {
     actedOnObjects: {},
     removedObjectIds: new Set(),
     parkedEvents: [],
+    runtimeKeptAtMs: 0,
   };
 }
 

@@ -52,6 +52,8 @@ const REQUEUE_AT_ONCE_MS = 1;
 export interface SyncPodOptions {
   /** The main thread knows the runtime holds nothing of this pod yet (its first sync): skip the read. */
   runtimeKnownEmpty?: boolean;
+  /** The runtime state the pod's last sync left, which no relist since contradicts: skip the read. */
+  runtimeKnown?: RuntimePodStatus;
   apiData?: PodApiData;
   /** The shard's probe results for the pod's containers: a liveness or startup failure restarts one. */
   probeResults?: (runtime: RuntimePodStatus) => PodProbeResults;
@@ -65,9 +67,9 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   const uid = pod.metadata?.uid ?? '';
   const name = pod.metadata?.name ?? '';
   const namespace = pod.metadata?.namespace ?? '';
-  const runtime = options.runtimeKnownEmpty
-    ? emptyRuntimePodStatus(uid, name, namespace)
-    : await getRuntimePodStatus(deps.cri, uid, name, namespace);
+  const runtime =
+    options.runtimeKnown ??
+    (options.runtimeKnownEmpty ? emptyRuntimePodStatus(uid, name, namespace) : await getRuntimePodStatus(deps.cri, uid, name, namespace));
   const actions = computePodActions(pod, runtime, nowMs, options.probeResults?.(runtime));
   const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [], removedIds: [] };
   if (podFinished(pod, runtime, actions, options)) return outcome;
