@@ -47,6 +47,12 @@ export interface ShardSettings {
    */
   runtimeEventsLive?: SharedArrayBuffer;
   /**
+   * The node-wide count of image removals begun (ImageRemovals.buffer,
+   * src/shared/images/image-removals.ts): the image GC adds to it, the shards drop
+   * what they knew of present images when it moves. Absent reads as no removal.
+   */
+  imageRemovals?: SharedArrayBuffer;
+  /**
    * The node-wide permits for sandbox and container creations in flight
    * (CreationPermits.buffer for `shards` shards, src/shared/runtime-creation/);
    * absent with --runtime-creation-limit=off: creations go to the runtime unguarded.
@@ -199,7 +205,8 @@ export interface PodEventRecord {
 }
 
 /** A pull's result, shared by every shard that waited on the same image; on success with the image's size, which the leader reads once for every pod's Pulled event. */
-export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number } | { ok: false; error: WireError };
+/** A pull's outcome; a successful one carries the user the image runs as (its ImageStatus after the pull), when read. */
+export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number; user?: { uid: number } | { username: string } } | { ok: false; error: WireError };
 
 /** Answer to a pull request: pull it yourself (and report back), or here is the other puller's outcome. */
 export type PullGrant = { role: 'leader'; ticket: string } | { role: 'follower'; outcome: PullOutcome };

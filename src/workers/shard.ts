@@ -21,6 +21,8 @@ import { isTerminalPhase } from '../shared/status/pod-phase.js';
 import type { Pod, PodStatus } from '../shared/types.js';
 import type { WaitingReasons } from '../shared/status/container-statuses.js';
 import { ImageManager } from './images/image-manager.js';
+import { ImagePresence } from './images/image-presence.js';
+import { ImageRemovals } from '../shared/images/image-removals.js';
 import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import { removePodCgroup } from './cm/pod-cgroup.js';
 import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
@@ -55,7 +57,7 @@ export class Shard {
       cri,
       settings,
       logger: shardLogger,
-      images: new ImageManager(cri, pulls, index, shardLogger),
+      images: new ImageManager(cri, pulls, index, shardLogger, new ImagePresence(new ImageRemovals(settings.imageRemovals))),
       // Each sync binds its own, to its pod.
       publishEvent: () => undefined,
       runtimeEventsLive: () => runtimeEvents.live(),
