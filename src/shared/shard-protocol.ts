@@ -171,6 +171,12 @@ export interface SyncPodResult {
   terminated: boolean;
   /** Set when something (a CrashLoopBackOff, an image pull backoff) is due before the next resync. */
   requeueAfterMs?: number;
+  /**
+   * The requeue is for something this sync already read (an init container that
+   * exited): the sync it brings may start from the state this one left, without
+   * waiting for a relist to confirm it. Unset for a requeue that is a look again.
+   */
+  requeueOnKeptState?: boolean;
   /** Errors of this sync (each also reflected in the status' waiting reasons). */
   errors: WireError[];
   /** When this sync pulled images for the pod: the first pull's start and the last one's end (epoch ms). */

@@ -82,6 +82,7 @@ export class Shard {
     let actedOn: RuntimePodStatus | undefined;
     let waitingReasons: WaitingReasons = {};
     let requeueAfterMs: number | undefined;
+    let requeueOnKeptState: boolean | undefined;
     let removedObjectIds: string[] = [];
     try {
       if (request.kind === 'sync') {
@@ -97,6 +98,7 @@ export class Shard {
         actedOn = outcome.before;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
+        requeueOnKeptState = outcome.requeueOnKeptState;
         removedObjectIds = outcome.removedIds;
       } else {
         runtime = await this.stopPod(deps, pod, request);
@@ -115,6 +117,7 @@ export class Shard {
       status,
       terminated: podStopped(runtime),
       requeueAfterMs,
+      ...(requeueOnKeptState && errors.length === 0 ? { requeueOnKeptState } : {}),
       errors,
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),

@@ -1,8 +1,10 @@
-// A node at rest polls nothing per pod: with every pod Running and nothing
-// happening, the runtime sees the PLEG's relist and nothing that grows with the pod
-// count, although each pod is resynced every second here (a resync of a pod whose
-// runtime state did not change starts from what its last sync left, as upstream's
-// SyncPod from the PLEG cache). Counted by the simulated runtime, per CRI method.
+// The CRI calls a pod costs, counted by the simulated runtime per method. A pod
+// start asks only what the shard does not know (an image it saw present, the exit
+// of an init container it read itself); a node at rest polls nothing per pod: with
+// every pod Running and nothing happening, the runtime sees the PLEG's relist and
+// nothing that grows with the pod count, although each pod is resynced every second
+// here (a resync of a pod whose runtime state did not change starts from what its
+// last sync left, as upstream's SyncPod from the PLEG cache).
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,8 @@ import { isRunningAndReady, startKubelet, waitUntil, type KubeletProcess } from 
 import { manifest } from './scenarios.js';
 
 const PODS = 24;
+/** Every third pod has an init container. */
+const INIT_PODS = PODS / 3;
 const START_TIMEOUT_MS = 60_000;
 /** Lets the start-up's last events and syncs pass before counting. */
 const SETTLE_MS = 2_000;
@@ -50,14 +54,30 @@ function callsBetween(before: SimStats, after: SimStats): Record<string, number>
   return delta;
 }
 
-test('resyncs of pods nothing happened to make no CRI call', async () => {
+test('a pod start asks for no image, sandbox or container state the shard already knows', async (t) => {
+  const first = sim.stats();
   for (let i = 0; i < PODS; i++) writeFileSync(join(kubelet.manifestDir, `quiet-${i}.yaml`), manifest(`quiet-${i}`, podSpec(i)));
   await waitUntil(async () => (await kubelet.pods()).filter(isRunningAndReady).length === PODS, START_TIMEOUT_MS, `${PODS} pods Running`);
+  const calls = callsBetween(first, sim.stats());
+  const message = `calls for ${PODS} pod starts: ${JSON.stringify(calls)}`;
+  t.diagnostic(message);
+  const containers = PODS + INIT_PODS;
+  assert.equal(calls.CreateContainer, containers, message);
+  // One image: each shard asks about it once (and once more after pulling it), not once per container.
+  assert.ok((calls.ImageStatus ?? 0) <= 6, message);
+  // The new sandbox's IPs, once per pod, and each started container once; an init container seen exited
+  // then is not read again, one seen still running (it runs about 10 ms) is read once its exit event came.
+  assert.ok(calls.PodSandboxStatus! >= PODS && calls.PodSandboxStatus! <= PODS + INIT_PODS, message);
+  assert.ok(calls.ContainerStatus! >= containers && calls.ContainerStatus! <= containers + INIT_PODS, message);
+});
+
+test('resyncs of pods nothing happened to make no CRI call', async (t) => {
   await sleep(SETTLE_MS);
   const first = sim.stats();
   await sleep(QUIET_WINDOW_MS);
   const calls = callsBetween(first, sim.stats());
   const message = `calls over ${QUIET_WINDOW_MS / 1000} s with ${PODS} quiet pods: ${JSON.stringify(calls)}`;
+  t.diagnostic(message);
   // Only a sync's read of the runtime asks for a sandbox's status.
   assert.equal(calls.PodSandboxStatus ?? 0, 0, message);
   // The relist lists everything once a second; a per-pod read would list each pod.

@@ -47,6 +47,8 @@ export function effectivePullPolicy(container: Container): string {
 
 export class ImageManager {
   private readonly backoffByKey = new Map<string, PullBackoff>();
+  /** ImageStatus calls in flight by image: the pods of a burst that start together wait on one. */
+  private readonly statusInFlight = new Map<string, Promise<PresentImage | undefined>>();
 
   constructor(
     private readonly cri: CriClient,
@@ -138,9 +140,16 @@ export class ImageManager {
     return imageUserOf((await this.cri.imageStatus({ image: { image }, verbose: false })).image);
   }
 
-  /** The image as this shard knows it, else as ImageStatus shows it now. */
+  /** The image as this shard knows it, else as ImageStatus shows it now (one call for the starts that ask together). */
   private async presentImage(image: string): Promise<PresentImage | undefined> {
-    return this.presence.get(image) ?? (await this.askImageStatus(image));
+    const known = this.presence.get(image);
+    if (known) return known;
+    let asking = this.statusInFlight.get(image);
+    if (!asking) {
+      asking = this.askImageStatus(image).finally(() => this.statusInFlight.delete(image));
+      this.statusInFlight.set(image, asking);
+    }
+    return asking;
   }
 
   /** ImageStatus, whose answer this shard then knows (an absent image is asked again next time). */

@@ -31,6 +31,8 @@ export interface SyncOutcome {
   waitingReasons: Record<string, { reason: string; message: string }>;
   /** Earliest time something in backoff becomes due, if any. */
   requeueAfterMs?: number;
+  /** The requeue needs no fresh read: it is for what this sync saw (SyncPodResult.requeueOnKeptState). */
+  requeueOnKeptState?: boolean;
   /** Set when the runtime did something worth a fresh read of the state. */
   changed: boolean;
   /** Set when something was stopped or killed: only a full read shows what is left. */
@@ -137,8 +139,11 @@ function podFinished(pod: Pod, runtime: RuntimePodStatus, actions: PodActions, o
  */
 function noteInitContainerRecheck(outcome: SyncOutcome, initId: string, runtimeEventsLive: boolean): void {
   const init = outcome.runtime.containers.find((container) => container.id === initId);
-  if (init?.state === 'exited') noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
-  else if (init?.state === 'running' && !runtimeEventsLive) noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
+  if (init?.state === 'exited') {
+    noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
+    // Its exit is in the state this sync read after starting it: the next step starts from that.
+    outcome.requeueOnKeptState = true;
+  } else if (init?.state === 'running' && !runtimeEventsLive) noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
 }
 
 /**

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { PodWorkers, type PodSyncHost } from '../../../src/main/podworkers/pod-workers.js';
+import { PodWorkers, RESYNC_RELIST_WAIT_MS, type PodSyncHost } from '../../../src/main/podworkers/pod-workers.js';
 import type { PlegEvent, SyncPodRequest, SyncPodResult } from '../../../src/shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../../../src/shared/types.js';
 
@@ -132,4 +132,49 @@ test('stopping a pod always reads the runtime', async () => {
   workers.updatePod({ type: 'kill', pod: pod(), gracePeriodSeconds: 1 });
   assert.equal(host.last.kind, 'terminating');
   assert.notEqual(host.last.runtimeUnchanged, true);
+});
+
+test('a requeue the shard asked for on what it read (an exited init container) starts from that state at once', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
+  workers.updatePod({ type: 'create', pod: pod() });
+  const seen = { sandbox: 'running' as const, init: 'exited' as const };
+  await host.finish({ requeueAfterMs: 1, requeueOnKeptState: true, runtimeObjects: seen, actedOnObjects: {} });
+  // The init container's exit event comes too: it wakes the pod (nothing acted on the exit yet) but tells nothing new.
+  workers.handlePlegEvents(UID, [{ podUid: UID, type: 'ContainerDied', id: 'init', state: 'exited' }]);
+  assert.equal(host.requests.length, 2);
+  assert.equal(host.last.runtimeUnchanged, true, 'no relist needed: the sync read the exit itself');
+  await host.finish();
+  resync(workers);
+  assert.equal(host.last.runtimeUnchanged, false, 'a later resync waits for a relist again');
+});
+
+test('a requeue that is a look again (no container events) reads the runtime', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
+  workers.updatePod({ type: 'create', pod: pod() });
+  await host.finish({ requeueAfterMs: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(host.requests.length, 2);
+  assert.equal(host.last.runtimeUnchanged, false);
+});
+
+test('a due resync waits for a relist to confirm the kept state, for a while, then reads', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
+  workers.updatePod({ type: 'create', pod: pod() });
+  await host.finish();
+  const dueAtMs = Date.now() + RESYNC_MS;
+  workers.syncDue(dueAtMs + 1);
+  assert.equal(host.requests.length, 1, 'no relist since the last sync: the resync waits');
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  workers.noteFullRelist(Date.now());
+  workers.syncDue(dueAtMs + 2);
+  assert.equal(host.requests.length, 2);
+  assert.equal(host.last.runtimeUnchanged, true);
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  await host.finish();
+  workers.syncDue(Date.now() + RESYNC_MS + RESYNC_RELIST_WAIT_MS + 10);
+  assert.equal(host.requests.length, 3, 'a PLEG that stopped relisting holds the resync up only so long');
+  assert.equal(host.last.runtimeUnchanged, false);
 });

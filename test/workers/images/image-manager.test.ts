@@ -117,3 +117,10 @@ test('Always pulls whatever is known; Never pulls nothing and fails on an image 
   await assert.rejects(never.images.ensureImage(pod, container('Never'), Date.now()), /not present with pull policy of Never/);
   assert.equal(never.runtime.pullCalls, 0);
 });
+
+test('starts that ask about one image together make one ImageStatus', async () => {
+  const { runtime, images } = setup();
+  runtime.present.set(IMAGE, { id: 'sha256:b', size: 5 });
+  await Promise.all(Array.from({ length: 8 }, () => images.ensureImage(pod, container('IfNotPresent'), Date.now())));
+  assert.equal(runtime.statusCalls, 1);
+});
