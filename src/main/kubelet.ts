@@ -167,6 +167,7 @@ export class Kubelet {
       settings: options.containerLogs,
       cri: () => this.apiCri,
       ownsPod: (uid) => this.podManager.get(uid) !== undefined,
+      podLogsDir: options.podLogsDir,
       logger,
     });
     this.containerLogs.start();
