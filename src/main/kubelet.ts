@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { CriClient } from '../shared/cri/client.js';
+import { ImageRemovals } from '../shared/images/image-removals.js';
 import { CriCallCounts } from '../shared/cri/call-counts.js';
 import { waitForRuntime } from '../shared/cri/wait-for-runtime.js';
 import { levelForVerbosity } from '../shared/logging.js';
@@ -75,6 +76,8 @@ export class Kubelet {
   );
   /** CRI calls of every thread, per method (read-only /stats/cri). */
   readonly criCalls = new CriCallCounts();
+  /** Image removals begun by the image GC: a shard trusts what it knew of an image only while this stays. */
+  private readonly imageRemovals = new ImageRemovals();
   /** The runtime contention guard's node-wide permits and, when adaptive, its limit. */
   private readonly creationLimit: CreationLimitController;
   /** /metrics: upstream's kubelet series and shardlet's per-shard ones. */
@@ -122,7 +125,7 @@ export class Kubelet {
     this.statuses = new PodStatusCache(logger);
     this.terminalRecords = new TerminalStatusRecords(options.rootDir, logger);
     this.orphanedPodSubpaths = new OrphanedPodSubpaths(options.rootDir, logger);
-    this.protection = new NodeProtection(options, logger);
+    this.protection = new NodeProtection(options, logger, this.imageRemovals);
     this.creationLimit = new CreationLimitController({ setting: options.runtimeCreationLimit, shards: Math.max(options.workers, 1), logger });
     this.metrics = new KubeletMetrics({
       nodeName: options.nodeName,
@@ -165,6 +168,7 @@ export class Kubelet {
       settings: options.containerLogs,
       cri: () => this.apiCri,
       ownsPod: (uid) => this.podManager.get(uid) !== undefined,
+      podLogsDir: options.podLogsDir,
       logger,
     });
     this.containerLogs.start();
@@ -304,6 +308,7 @@ export class Kubelet {
       logLevel: levelForVerbosity(options.verbosity),
       criCallCounts: this.criCalls.buffer,
       runtimeEventsLive: new RuntimeEventsFlag().buffer,
+      imageRemovals: this.imageRemovals.buffer,
       runtimeCreationPermits: this.creationLimit.shared,
     };
   }

@@ -7,6 +7,7 @@
 import { cpus, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { CriClient } from '../shared/cri/client.js';
+import type { ImageRemovals } from '../shared/images/image-removals.js';
 import type { PodGcState } from '../shared/kuberuntime/container-gc-policy.js';
 import type { PodEventRecord, PodCgroupSettings } from '../shared/shard-protocol.js';
 import type { Pod, PodStatus } from '../shared/types.js';
@@ -61,6 +62,7 @@ export class NodeProtection {
   constructor(
     private readonly options: KubeletOptions,
     private readonly logger: Logger,
+    private readonly imageRemovals?: ImageRemovals,
   ) {
     this.qosCgroups = new QosCgroups(options, logger);
     const periods = shutdownPeriodsByPriority(options.nodeShutdown);
@@ -99,7 +101,14 @@ export class NodeProtection {
     });
     this.containerGc = containerGc;
     containerGc.start();
-    const imageGc = new ImageGcManager({ cri: () => host.cri(), settings: options.imageGC, periodMs: options.imageGC.periodMs, logger, onNodeEvent: host.onNodeEvent });
+    const imageGc = new ImageGcManager({
+      cri: () => host.cri(),
+      settings: options.imageGC,
+      periodMs: options.imageGC.periodMs,
+      logger,
+      onNodeEvent: host.onNodeEvent,
+      removals: this.imageRemovals,
+    });
     this.imageGc = imageGc;
     imageGc.start();
     this.eviction = new EvictionManager({

@@ -189,6 +189,7 @@ export class SyncLoop {
     }
     if (result.runtimePods) this.runtimePodsByUid = new Map(result.runtimePods.map((ref) => [ref.uid, ref]));
     this.runtimePodsAsOfMs = Math.max(this.runtimePodsAsOfMs, result.startedAtMs);
+    this.deps.podWorkers.noteFullRelist(result.startedAtMs);
   }
 
   /** Logged once per outage, with a code an operator can grep for (upstream logs "Container runtime not ready"). */

@@ -47,6 +47,12 @@ export interface ShardSettings {
    */
   runtimeEventsLive?: SharedArrayBuffer;
   /**
+   * The node-wide count of image removals begun (ImageRemovals.buffer,
+   * src/shared/images/image-removals.ts): the image GC adds to it, the shards drop
+   * what they knew of present images when it moves. Absent reads as no removal.
+   */
+  imageRemovals?: SharedArrayBuffer;
+  /**
    * The node-wide permits for sandbox and container creations in flight
    * (CreationPermits.buffer for `shards` shards, src/shared/runtime-creation/);
    * absent with --runtime-creation-limit=off: creations go to the runtime unguarded.
@@ -71,6 +77,13 @@ export interface SyncPodRequest {
   apiData?: PodApiData;
   /** The runtime holds nothing of this pod (its first sync, and it was not there at start-up): no need to read it. */
   runtimeKnownEmpty?: boolean;
+  /**
+   * The pod's runtime state is still the one its last sync ended with: that sync
+   * succeeded, and the relists since (one begun after it, at least) brought no news
+   * of the pod. The shard then syncs from the state it kept, as upstream's SyncPod
+   * from the PLEG's cache, instead of reading the runtime again.
+   */
+  runtimeUnchanged?: boolean;
 }
 
 /**
@@ -94,6 +107,7 @@ export interface ShardSyncRequest {
   gracePeriodSeconds?: number;
   removeFromRuntime?: boolean;
   runtimeKnownEmpty?: boolean;
+  runtimeUnchanged?: boolean;
   previousStatus?: PodStatus;
   /** Instead of `previousStatus`: the status this shard returned for request `previousStatusFrom`. */
   previousStatusFrom?: number;
@@ -157,6 +171,12 @@ export interface SyncPodResult {
   terminated: boolean;
   /** Set when something (a CrashLoopBackOff, an image pull backoff) is due before the next resync. */
   requeueAfterMs?: number;
+  /**
+   * The requeue is for something this sync already read (an init container that
+   * exited): the sync it brings may start from the state this one left, without
+   * waiting for a relist to confirm it. Unset for a requeue that is a look again.
+   */
+  requeueOnKeptState?: boolean;
   /** Errors of this sync (each also reflected in the status' waiting reasons). */
   errors: WireError[];
   /** When this sync pulled images for the pod: the first pull's start and the last one's end (epoch ms). */
@@ -191,7 +211,8 @@ export interface PodEventRecord {
 }
 
 /** A pull's result, shared by every shard that waited on the same image; on success with the image's size, which the leader reads once for every pod's Pulled event. */
-export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number } | { ok: false; error: WireError };
+/** A pull's outcome; a successful one carries the user the image runs as (its ImageStatus after the pull), when read. */
+export type PullOutcome = { ok: true; imageRef: string; sizeBytes: number; user?: { uid: number } | { username: string } } | { ok: false; error: WireError };
 
 /** Answer to a pull request: pull it yourself (and report back), or here is the other puller's outcome. */
 export type PullGrant = { role: 'leader'; ticket: string } | { role: 'follower'; outcome: PullOutcome };

@@ -46,6 +46,7 @@ export class ShardPodCache {
       gracePeriodSeconds: wire.gracePeriodSeconds,
       removeFromRuntime: wire.removeFromRuntime,
       runtimeKnownEmpty: wire.runtimeKnownEmpty,
+      runtimeUnchanged: wire.runtimeUnchanged,
       previousStatus: previousStatus?.value,
       apiData: apiData?.value,
     });

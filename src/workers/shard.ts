@@ -21,6 +21,8 @@ import { isTerminalPhase } from '../shared/status/pod-phase.js';
 import type { Pod, PodStatus } from '../shared/types.js';
 import type { WaitingReasons } from '../shared/status/container-statuses.js';
 import { ImageManager } from './images/image-manager.js';
+import { ImagePresence } from './images/image-presence.js';
+import { ImageRemovals } from '../shared/images/image-removals.js';
 import { killPod, podStopped, removePodFromRuntime } from './kuberuntime/kill-pod.js';
 import { removePodCgroup } from './cm/pod-cgroup.js';
 import type { RuntimeDeps } from './kuberuntime/runtime-deps.js';
@@ -37,6 +39,8 @@ export class Shard {
   private readonly deps: RuntimeDeps;
   private readonly prober: ProberManager;
   private runtimeName: Promise<string> | undefined;
+  /** Each pod's runtime state as its last successful sync left it: what a sync with `runtimeUnchanged` starts from. */
+  private readonly runtimeByUid = new Map<string, RuntimePodStatus>();
 
   /** `post` is the one way probe result changes and pod events leave the shard (to the main thread), in order. */
   constructor(
@@ -53,7 +57,7 @@ export class Shard {
       cri,
       settings,
       logger: shardLogger,
-      images: new ImageManager(cri, pulls, index, shardLogger),
+      images: new ImageManager(cri, pulls, index, shardLogger, new ImagePresence(new ImageRemovals(settings.imageRemovals))),
       // Each sync binds its own, to its pod.
       publishEvent: () => undefined,
       runtimeEventsLive: () => runtimeEvents.live(),
@@ -78,12 +82,14 @@ export class Shard {
     let actedOn: RuntimePodStatus | undefined;
     let waitingReasons: WaitingReasons = {};
     let requeueAfterMs: number | undefined;
+    let requeueOnKeptState: boolean | undefined;
     let removedObjectIds: string[] = [];
     try {
       if (request.kind === 'sync') {
         const outcome = await syncPod(deps, pod, nowMs, {
           apiData: request.apiData,
           runtimeKnownEmpty: request.runtimeKnownEmpty,
+          runtimeKnown: request.runtimeUnchanged ? this.runtimeByUid.get(uid) : undefined,
           probeResults: (state) => this.prober.resultsFor(state),
           // The name only prefixes container IDs: the phase does not depend on it.
           statusIsTerminal: (state) => isTerminalPhase(this.podStatus(request, state, nowMs, {}, undefined).phase),
@@ -92,6 +98,7 @@ export class Shard {
         actedOn = outcome.before;
         waitingReasons = outcome.waitingReasons;
         requeueAfterMs = outcome.requeueAfterMs;
+        requeueOnKeptState = outcome.requeueOnKeptState;
         removedObjectIds = outcome.removedIds;
       } else {
         runtime = await this.stopPod(deps, pod, request);
@@ -100,6 +107,7 @@ export class Shard {
       errors.push(toWire(err));
       runtime = await getRuntimePodStatus(this.deps.cri, uid, pod.metadata?.name ?? '', pod.metadata?.namespace ?? '');
     }
+    this.keepRuntime(request, runtime, errors.length === 0, removedObjectIds);
     // Probe events recorded while the sync ran: after its own, and before a terminated pod's probes are dropped.
     this.publishProbeEvents(uid, publishEvent);
     this.updateProbeWorkers(request, runtime);
@@ -109,12 +117,35 @@ export class Shard {
       status,
       terminated: podStopped(runtime),
       requeueAfterMs,
+      ...(requeueOnKeptState && errors.length === 0 ? { requeueOnKeptState } : {}),
       errors,
       imagePulls: deps.imagePulls,
       runtimeObjects: runtimeObjectStates(runtime),
       actedOnObjects: runtimeObjectStates(actedOn ?? runtime),
       removedObjectIds,
     };
+  }
+
+  /**
+   * Keeps what a successful SyncPod left (less what its GC removed), for the next sync
+   * the main thread knows nothing changed since; anything else leaves the next sync to read.
+   */
+  private keepRuntime(request: SyncPodRequest, runtime: RuntimePodStatus, succeeded: boolean, removedIds: readonly string[]): void {
+    const uid = request.pod.metadata?.uid ?? '';
+    if (request.kind !== 'sync' || !succeeded) {
+      this.runtimeByUid.delete(uid);
+      return;
+    }
+    if (removedIds.length === 0) {
+      this.runtimeByUid.set(uid, runtime);
+      return;
+    }
+    const removed = new Set(removedIds);
+    this.runtimeByUid.set(uid, {
+      ...runtime,
+      sandboxes: runtime.sandboxes.filter((sandbox) => !removed.has(sandbox.id)),
+      containers: runtime.containers.filter((container) => !removed.has(container.id)),
+    });
   }
 
   /** upstream's generateAPIPodStatus for the pod of this request, from this runtime state. */

@@ -21,6 +21,7 @@ function recordingWorkers() {
       known.add(options.pod.metadata!.uid!);
     },
     handlePlegEvents: (uid: string) => woken.push(uid),
+    noteFullRelist: () => undefined,
     uids: () => [...known],
     has: (uid: string) => known.has(uid),
     isFinished: () => false,

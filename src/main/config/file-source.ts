@@ -55,6 +55,9 @@ type FileOutcome = { pod: Pod; fingerprint: string } | undefined;
 
 interface ManifestRead {
   bytes: Buffer;
+  /** The file's fingerprint when these bytes were read, and when: a periodic rescan's stat showing it again means the same bytes. */
+  fingerprint: string;
+  readAtMs: number;
   pod?: Pod;
   /** Why these bytes make no pod. */
   problem?: Problem;
@@ -288,7 +291,10 @@ export class FileSource {
    * cannot be used (reported once per problem and file version, see report()).
    */
   private async readManifest(file: string, reason: ScanReason): Promise<{ pod: Pod; fingerprint: string } | undefined> {
-    const entry = await readManifestEntry(file);
+    const previous = this.lastReadByFile.get(file);
+    // Only the periodic rescan trusts a stat: a watch event says the file was touched.
+    const readAtMs = Date.now();
+    const entry = await readManifestEntry(file, reason === 'period' ? previous : undefined);
     if (entry.kind === 'problem' && entry.fingerprint.endsWith(':gone')) {
       // Removed between the listing and the read: not a problem, as upstream ignores IsNotExist.
       this.options.logger.debug({ path: file }, 'Static pod manifest vanished during the scan');
@@ -299,16 +305,17 @@ export class FileSource {
       this.report(file, { code: ErrorCodes.MANIFEST_INVALID, reason: entry.reason, fingerprint: entry.fingerprint, message });
       return this.unusable(file, reason, entry.fingerprint);
     }
-    const { bytes, fingerprint } = entry;
-    const previous = this.lastReadByFile.get(file);
+    const { fingerprint } = entry;
+    const bytes = entry.kind === 'unchanged' ? previous!.bytes : entry.bytes;
     if (previous?.bytes.equals(bytes)) {
+      if (entry.kind === 'bytes') Object.assign(previous, { fingerprint, readAtMs });
       if (previous.pod) return { pod: previous.pod, fingerprint };
       if (previous.problem) this.report(file, previous.problem);
       return this.unusable(file, reason, fingerprint);
     }
     try {
       const pod = applyStaticPodDefaults(parsePodManifest(bytes, file), { source: FILE_SOURCE, location: file, nodeName: this.options.nodeName });
-      this.lastReadByFile.set(file, { bytes, pod });
+      this.lastReadByFile.set(file, { bytes, fingerprint, readAtMs, pod });
       this.lastGoodPodByFile.set(file, pod);
       return { pod, fingerprint };
     } catch (err) {
@@ -318,7 +325,7 @@ export class FileSource {
       const why = typeof detail === 'string' ? detail : (err as Error).message;
       // Keyed by content, not file times: a rewrite with the same bad bytes is not news.
       const problem = { code, reason: why, fingerprint: createHash('sha256').update(bytes).digest('hex'), message: 'Invalid static pod manifest, skipping it' };
-      this.lastReadByFile.set(file, { bytes, problem });
+      this.lastReadByFile.set(file, { bytes, fingerprint, readAtMs, problem });
       this.report(file, problem);
       return this.unusable(file, reason, fingerprint);
     }

@@ -10,13 +10,35 @@ import { MAX_MANIFEST_BYTES } from '../../shared/manifest/parse-manifest.js';
 
 export type ManifestEntry =
   | { kind: 'bytes'; bytes: Buffer; fingerprint: string }
-  | { kind: 'problem'; reason: string; fingerprint: string };
+  | { kind: 'problem'; reason: string; fingerprint: string }
+  /** The entry's stat shows the fingerprint the caller last read it with: not opened again. */
+  | { kind: 'unchanged'; fingerprint: string };
+
+/**
+ * A file changed less than this long before it was read may change again without its
+ * stat showing it (file times tick coarsely): as git's racy-clean rule, it is read
+ * again rather than trusted unchanged.
+ */
+const RACY_MARGIN_MS = 2_000;
+
+/** When the caller last read the entry's bytes, and the entry's fingerprint then. */
+export interface LastRead {
+  fingerprint: string;
+  readAtMs: number;
+}
 
 /** Opened without blocking on a FIFO, and never becoming its controlling terminal. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
-/** The bytes of a regular file (following symlinks, as upstream's os.Stat), or why it cannot be used. */
-export async function readManifestEntry(file: string): Promise<ManifestEntry> {
+/**
+ * The bytes of a regular file (following symlinks, as upstream's os.Stat), or why it
+ * cannot be used. `lastRead`: when the caller last read its bytes; an entry whose
+ * stat still shows the fingerprint of then (same inode, size, mtime and ctime: a
+ * write, a rename over it or a symlink's new target all change one), and had not
+ * changed shortly before, is not read again, so a periodic rescan of a directory of
+ * unchanged manifests costs a stat each.
+ */
+export async function readManifestEntry(file: string, lastRead?: LastRead): Promise<ManifestEntry> {
   let info: Stats;
   try {
     info = await stat(file);
@@ -24,6 +46,9 @@ export async function readManifestEntry(file: string): Promise<ManifestEntry> {
     return problem(describeError(err), `${errorCode(err)}:${await linkFingerprint(file)}`);
   }
   const fingerprint = fingerprintOf(info);
+  if (lastRead && fingerprint === lastRead.fingerprint && info.isFile() && Math.max(info.mtimeMs, info.ctimeMs) < lastRead.readAtMs - RACY_MARGIN_MS) {
+    return { kind: 'unchanged', fingerprint };
+  }
   const notRegular = notRegularReason(info);
   if (notRegular) return problem(notRegular, fingerprint);
   if (info.size > MAX_MANIFEST_BYTES) return problem(`larger than ${MAX_MANIFEST_BYTES} bytes (${info.size} bytes)`, fingerprint);

@@ -9,6 +9,7 @@
 import { statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
+import type { ImageRemovals } from '../../shared/images/image-removals.js';
 import { EventReasons } from '../../shared/events/event-types.js';
 import { detectImages, planImageGc, type ImageFsFigures, type ImageGcPlan, type ImageGcSettings, type ImageRecord } from './image-gc-policy.js';
 
@@ -20,6 +21,8 @@ export interface ImageGcManagerOptions {
   logger: Logger;
   /** A node event (cluster mode records it on the Node). */
   onNodeEvent?: (type: 'Warning', reason: string, message: string) => void;
+  /** Counts each removal as it begins, so that the shards stop trusting what they knew of present images. */
+  removals?: ImageRemovals;
 }
 
 export class ImageGcManager {
@@ -79,6 +82,7 @@ export class ImageGcManager {
     for (const { image, reason } of plan.remove) {
       logger.info({ imageID: image.id, repoTags: image.repoTags, size: image.sizeBytes, reason }, 'Removing image to free bytes');
       try {
+        this.options.removals?.removing();
         await cri.removeImage({ image: { image: image.id } });
         this.records.delete(image.id);
       } catch (err) {

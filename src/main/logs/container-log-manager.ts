@@ -3,13 +3,25 @@
 // log file over containerLogMaxSize (log-rotation.ts), at most
 // containerLogMaxWorkers at a time, for the containers of the pods this kubelet runs. It runs on the main thread over the kubelet
 // API's CRI channel: per round one ListContainers (filtered to running) and a
-// stat per container; ContainerStatus only once per container, for its log path,
-// which never changes. Compression runs in libuv's pool, not on the main thread.
+// stat per container. The log path of a container this kubelet made is where it
+// told the runtime to write (log-paths.ts, from the container's labels and restart
+// count annotation); ContainerStatus is asked, once per container, only for a
+// container without those or whose file is not there (made with another
+// podLogsDir). Compression runs in libuv's pool, not on the main thread.
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import { ErrorCodes, ShardletError } from '../../shared/errors.js';
-import { POD_UID_LABEL } from '../../shared/labels.js';
+import type { ContainerLean } from '../../shared/cri/types.js';
+import {
+  CONTAINER_NAME_LABEL,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  POD_NAME_LABEL,
+  POD_NAMESPACE_LABEL,
+  POD_UID_LABEL,
+} from '../../shared/labels.js';
+import { containerLogPath, podLogsDirectory } from '../../workers/kuberuntime/log-paths.js';
 import { rotateLog } from './log-rotation.js';
 
 /** The settings, as KubeletOptions.containerLogs holds them. */
@@ -30,14 +42,22 @@ export interface ContainerLogManagerDeps {
    * one containerd (tests, side-by-side runs) never rotate each other's logs.
    */
   ownsPod(uid: string): boolean;
+  /** Where the kubelet puts pod logs (podLogsDir): the log path of its own containers is known without asking. */
+  podLogsDir?: string;
   logger: Logger;
+}
+
+/** A container's log path, and whether the runtime said so (else it is where the kubelet asked for it). */
+interface KnownLogPath {
+  path: string;
+  fromRuntime: boolean;
 }
 
 export class ContainerLogManager {
   private timer?: NodeJS.Timeout;
   private round?: Promise<void>;
   /** Log path per container ID; pruned to the running containers each round. */
-  private readonly logPathById = new Map<string, string>();
+  private readonly logPathById = new Map<string, KnownLogPath>();
 
   constructor(private readonly deps: ContainerLogManagerDeps) {}
 
@@ -61,7 +81,9 @@ export class ContainerLogManager {
     let ids: string[];
     try {
       const { containers } = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
-      ids = containers.filter((container) => this.deps.ownsPod(container.labels[POD_UID_LABEL] ?? '')).map((container) => container.id);
+      const owned = containers.filter((container) => this.deps.ownsPod(container.labels[POD_UID_LABEL] ?? ''));
+      for (const container of owned) this.noteExpectedLogPath(container);
+      ids = owned.map((container) => container.id);
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'Failed to list containers for log rotation');
       return;
@@ -75,19 +97,42 @@ export class ContainerLogManager {
     await Promise.all(Array.from({ length: Math.max(1, this.deps.settings.maxWorkers) }, worker));
   }
 
+  /** Where the kubelet asked the runtime to write the container's log, when its labels tell (kept until it leaves). */
+  private noteExpectedLogPath(container: ContainerLean): void {
+    const { podLogsDir } = this.deps;
+    if (!podLogsDir || this.logPathById.has(container.id)) return;
+    const labels = container.labels ?? {};
+    const restartCount = Number((container.annotations ?? {})[CONTAINER_RESTART_COUNT_ANNOTATION]);
+    const [namespace, name, uid, containerName] = [POD_NAMESPACE_LABEL, POD_NAME_LABEL, POD_UID_LABEL, CONTAINER_NAME_LABEL].map((key) => labels[key]);
+    if (!namespace || !name || !uid || !containerName || !Number.isInteger(restartCount) || restartCount < 0) return;
+    try {
+      // As the kubelet built it: the sandbox's log directory joined with the container's log_path.
+      const path = join(podLogsDirectory(podLogsDir, namespace, name, uid), containerLogPath(containerName, restartCount));
+      this.logPathById.set(container.id, { path, fromRuntime: false });
+    } catch {
+      // A name that is no plain path segment: the runtime says where its log is.
+    }
+  }
+
+  private async logPathOf(cri: CriClient, id: string): Promise<string> {
+    const path = (await cri.containerStatus({ container_id: id })).status?.log_path ?? '';
+    this.logPathById.set(id, { path, fromRuntime: true });
+    return path;
+  }
+
   private async rotateIfLarge(cri: CriClient, id: string): Promise<void> {
     const { logger, settings } = this.deps;
     try {
-      let logPath = this.logPathById.get(id);
-      if (logPath === undefined) {
-        logPath = (await cri.containerStatus({ container_id: id })).status?.log_path ?? '';
-        this.logPathById.set(id, logPath);
-      }
+      const known = this.logPathById.get(id);
+      let logPath = known?.path ?? (await this.logPathOf(cri, id));
       if (!logPath) return;
-      const size = await stat(logPath).then(
-        (info) => info.size,
-        () => undefined,
-      );
+      let size = await sizeOf(logPath);
+      if (size === undefined && known && !known.fromRuntime) {
+        // Not where this kubelet would have put it (another podLogsDir): the runtime knows.
+        logPath = await this.logPathOf(cri, id);
+        if (!logPath) return;
+        size = await sizeOf(logPath);
+      }
       if (size === undefined) {
         // The live file is gone (a reopen that failed half-way): ask the runtime for a new one, as upstream does.
         await cri.reopenContainerLog({ container_id: id });
@@ -105,4 +150,12 @@ export class ContainerLogManager {
       logger.warn({ code: error.code, containerId: id }, error.message);
     }
   }
+}
+
+/** The file's size; undefined when it is not there. */
+function sizeOf(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (info) => info.size,
+    () => undefined,
+  );
 }

@@ -22,6 +22,11 @@ export const RESYNC_JITTER = 0.5;
 const SYNC_TICK_GRANULARITY_MS = 1_000;
 /** How soon a terminating pod whose containers are still running is looked at again. */
 export const TERMINATING_RECHECK_MS = 1_000;
+/**
+ * How long a due resync waits for a relist to confirm the state its pod's last sync
+ * left, before it reads the runtime instead (a PLEG that stopped relisting).
+ */
+export const RESYNC_RELIST_WAIT_MS = 5_000;
 /** How soon a static pod waiting for its predecessor to terminate checks again. */
 export const STATIC_POD_WAIT_MS = 500;
 
@@ -62,6 +67,14 @@ interface PodWork {
   removedObjectIds: ReadonlySet<string>;
   /** PLEG events that came while a sync ran: judged against what that sync saw. */
   parkedEvents: PlegEvent[];
+  /**
+   * When the last sync's result came, if that sync succeeded and no PLEG news of the
+   * pod came since: its shard keeps the runtime state it ended with, which stays true
+   * until a relist says otherwise. 0 when the next sync must read the runtime.
+   */
+  runtimeKeptAtMs: number;
+  /** The last sync asked for a requeue that may start from its state before any relist (SyncPodResult.requeueOnKeptState). */
+  requeueOnKeptState: boolean;
 }
 
 /** Where the pod workers run syncs and report results; implemented by the kubelet. */
@@ -89,6 +102,8 @@ export class PodWorkers {
   private readonly worksByFullName = new Map<string, Set<PodWork>>();
   private readonly random: () => number;
   private readonly onPhaseChange: (uid: string) => void;
+  /** When the newest successful full relist began: a pod state kept from before then was checked by it. */
+  private fullRelistStartedAtMs = 0;
 
   constructor(
     private readonly host: PodSyncHost,
@@ -152,8 +167,18 @@ export class PodWorkers {
   /** The 1 s tick: run every pod whose resync or backoff is due (a sync in flight sets the next due time when it ends). */
   syncDue(nowMs: number): void {
     for (const work of this.workByUid.values()) {
-      if (!work.finished && !work.working && work.dueAtMs <= nowMs) this.dispatch(work);
+      if (!work.finished && !work.working && work.dueAtMs <= nowMs && !this.waitsForRelist(work, nowMs)) this.dispatch(work);
     }
+  }
+
+  /**
+   * As upstream's pod worker, whose podCache.GetNewerThan blocks until a relist newer
+   * than the last sync: a due resync of a pod whose last sync left its state waits
+   * for the next relist (a tick or two) rather than read the runtime, for a while.
+   */
+  private waitsForRelist(work: PodWork, nowMs: number): boolean {
+    if (work.phase !== 'syncing' || work.runtimeKeptAtMs === 0 || this.runtimeUnchanged(work)) return false;
+    return nowMs < work.dueAtMs + RESYNC_RELIST_WAIT_MS;
   }
 
   /**
@@ -173,10 +198,16 @@ export class PodWorkers {
       work.parkedEvents.push(...events);
       return;
     }
+    if (contradicts(events, work)) work.runtimeKeptAtMs = 0;
     if (hasNews(events, work)) this.syncNow(uid);
   }
 
-  /** A replaced shard or news from the runtime: look at the pod now. */
+  /** A full relist succeeded: what it did not report as news is as the pods' last syncs left it. */
+  noteFullRelist(startedAtMs: number): void {
+    this.fullRelistStartedAtMs = Math.max(this.fullRelistStartedAtMs, startedAtMs);
+  }
+
+  /** A replaced shard, a probe result or a changed API object: look at the pod now. */
   syncNow(uid: string): void {
     const work = this.workByUid.get(uid);
     if (!work || work.finished) return;
@@ -268,6 +299,7 @@ export class PodWorkers {
       gracePeriodSeconds: kind === 'terminating' ? work.gracePeriodSeconds : undefined,
       removeFromRuntime: kind === 'terminated' ? work.removeFromRuntime : undefined,
       previousStatus: this.host.previousStatus(work.uid),
+      runtimeUnchanged: kind === 'sync' && this.runtimeUnchanged(work),
     };
     this.host.runSync(request).then(
       (result) => this.completed(work, kind, result),
@@ -275,15 +307,27 @@ export class PodWorkers {
     );
   }
 
+  /**
+   * As upstream's podCache.GetNewerThan: the state the last sync left is good for
+   * this one once a relist begun after that sync brought no news of the pod (news
+   * clears it); a relist not yet run since leaves the shard to read the runtime.
+   */
+  private runtimeUnchanged(work: PodWork): boolean {
+    return work.runtimeKeptAtMs > 0 && (work.requeueOnKeptState || this.fullRelistStartedAtMs > work.runtimeKeptAtMs);
+  }
+
   private completed(work: PodWork, kind: SyncKind, result: SyncPodResult): void {
+    const nowMs = Date.now();
     work.working = false;
     work.seenObjects = result.runtimeObjects;
     work.actedOnObjects = result.actedOnObjects;
     work.removedObjectIds = new Set(result.removedObjectIds);
+    work.runtimeKeptAtMs = kind === 'sync' && result.errors.length === 0 ? nowMs : 0;
+    work.requeueOnKeptState = result.requeueOnKeptState === true;
+    if (contradicts(work.parkedEvents, work)) work.runtimeKeptAtMs = 0;
     if (hasNews(work.parkedEvents, work)) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncResult(work.pod, result, kind);
-    const nowMs = Date.now();
     if (result.errors.length > 0) {
       work.dueAtMs = nowMs + this.errorBackoffMs();
     } else if (kind === 'sync') {
@@ -323,6 +367,8 @@ export class PodWorkers {
 
   private failed(work: PodWork, kind: SyncKind, err: unknown): void {
     work.working = false;
+    work.runtimeKeptAtMs = 0;
+    work.requeueOnKeptState = false;
     if (work.parkedEvents.length > 0) work.pendingSync = true;
     work.parkedEvents = [];
     this.host.onSyncFailed(work.pod, kind, err);
@@ -362,11 +408,28 @@ function newWork(uid: string, pod: Pod): PodWork {
     actedOnObjects: {},
     removedObjectIds: new Set(),
     parkedEvents: [],
+    runtimeKeptAtMs: 0,
+    requeueOnKeptState: false,
   };
 }
 
 /** How far along its one-way life (created → running → exited) an object is. */
 const LIFECYCLE_RANK: Partial<Record<RuntimeObjectState, number>> = { created: 0, running: 1, exited: 2 };
+
+/**
+ * True when an event tells of a state the last sync's final read did not show: the
+ * state it kept is then out of date. (A creation or start it saw past, an exit it saw,
+ * the removal of what its own GC removed are all in it.) Weaker than hasNews, which
+ * also wakes the pod for an exit it saw but has not acted on.
+ */
+function contradicts(events: PlegEvent[], known: Pick<PodWork, 'seenObjects' | 'removedObjectIds'>): boolean {
+  return events.some((event) => {
+    if (event.state === 'none') return !known.removedObjectIds.has(event.id);
+    if (event.state === 'unknown') return known.seenObjects[event.id] !== 'unknown';
+    const seenRank = LIFECYCLE_RANK[known.seenObjects[event.id]];
+    return seenRank === undefined || seenRank < LIFECYCLE_RANK[event.state]!;
+  });
+}
 
 /** True unless every event is a creation or start the last sync saw (or saw past), or an exit it acted on. */
 function hasNews(events: PlegEvent[], known: Pick<PodWork, 'seenObjects' | 'actedOnObjects' | 'removedObjectIds'>): boolean {

@@ -47,6 +47,7 @@ export class ShardRequests {
       gracePeriodSeconds: request.gracePeriodSeconds,
       removeFromRuntime: request.removeFromRuntime,
       runtimeKnownEmpty: request.runtimeKnownEmpty,
+      runtimeUnchanged: request.runtimeUnchanged,
     };
     const next: SentPod = { status: sent.status };
     if (sent.pod?.value === request.pod) {

@@ -2,7 +2,8 @@
 // upstream's imageManager.EnsureImageExists: the pull policy decides, failed pulls
 // back off per pod and image (ErrImagePull, then ImagePullBackOff), and every pull
 // goes through the node-wide coordinator so that limits and de-duplication hold
-// across all shards.
+// across all shards. What the shard knows of present images (image-presence.ts)
+// spares the ImageStatus of most starts.
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import { ContainerStartError, ErrorCodes, ShardletError, toWire } from '../../shared/errors.js';
@@ -10,6 +11,7 @@ import type { PodApiData, PullCoordinatorApi, PullOutcome } from '../../shared/s
 import type { AuthConfig } from '../../generated/cri/runtime/v1/AuthConfig.js';
 import { KUBELET_BACKOFF_PERIOD_MS, MAX_CONTAINER_BACKOFF_MS, exponentialDelayMs } from '../../shared/backoff.js';
 import { imageUserOf, type ImageUser } from './image-user.js';
+import { ImagePresence, type PresentImage } from './image-presence.js';
 import { pullAuthsFor } from './pull-secrets.js';
 import type { Container, Pod } from '../../shared/types.js';
 
@@ -45,12 +47,15 @@ export function effectivePullPolicy(container: Container): string {
 
 export class ImageManager {
   private readonly backoffByKey = new Map<string, PullBackoff>();
+  /** ImageStatus calls in flight by image: the pods of a burst that start together wait on one. */
+  private readonly statusInFlight = new Map<string, Promise<PresentImage | undefined>>();
 
   constructor(
     private readonly cri: CriClient,
     private readonly pulls: PullCoordinatorApi,
     private readonly shardIndex: number,
     private readonly logger: Logger,
+    private readonly presence: ImagePresence = new ImagePresence(undefined),
   ) {}
 
   /**
@@ -95,7 +100,8 @@ export class ImageManager {
     const outcome = await this.pullThroughCoordinator(image, auths, (pod.spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? ''));
     if (outcome.ok) {
       this.backoffByKey.delete(key);
-      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs, sizeBytes: outcome.sizeBytes };
+      const user = outcome.user as ImageUser | undefined;
+      return { imageRef: outcome.imageRef, alreadyPresent: false, pullMs: Date.now() - pullStartedMs, sizeBytes: outcome.sizeBytes, user };
     }
     const failures = (backoff?.failures ?? 0) + 1;
     const delayMs = exponentialDelayMs(failures - 1, PULL_BACKOFF);
@@ -116,6 +122,11 @@ export class ImageManager {
     throw lastError;
   }
 
+  /** A container could not be created from the image: it may be gone, so the next start asks the runtime. */
+  forgetImage(image: string): void {
+    this.presence.forget(image);
+  }
+
   /** Forgets the pull backoff of a pod that is gone. */
   forgetPod(uid: string): void {
     for (const key of this.backoffByKey.keys()) if (key.startsWith(`${uid}/`)) this.backoffByKey.delete(key);
@@ -129,9 +140,26 @@ export class ImageManager {
     return imageUserOf((await this.cri.imageStatus({ image: { image }, verbose: false })).image);
   }
 
-  private async presentImage(image: string): Promise<{ id: string; sizeBytes: number; user: ImageUser } | undefined> {
+  /** The image as this shard knows it, else as ImageStatus shows it now (one call for the starts that ask together). */
+  private async presentImage(image: string): Promise<PresentImage | undefined> {
+    const known = this.presence.get(image);
+    if (known) return known;
+    let asking = this.statusInFlight.get(image);
+    if (!asking) {
+      asking = this.askImageStatus(image).finally(() => this.statusInFlight.delete(image));
+      this.statusInFlight.set(image, asking);
+    }
+    return asking;
+  }
+
+  /** ImageStatus, whose answer this shard then knows (an absent image is asked again next time). */
+  private async askImageStatus(image: string): Promise<PresentImage | undefined> {
+    const since = this.presence.stamp();
     const reply = await this.cri.imageStatus({ image: { image }, verbose: false });
-    return reply.image?.id ? { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0), user: imageUserOf(reply.image) } : undefined;
+    if (!reply.image?.id) return undefined;
+    const present = { id: reply.image.id, sizeBytes: Number(reply.image.size ?? 0), user: imageUserOf(reply.image) };
+    this.presence.learn(image, present, since);
+    return present;
   }
 
   /**
@@ -147,9 +175,10 @@ export class ImageManager {
     const startedMs = Date.now();
     try {
       const imageRef = await this.pullWithEach(image, auths);
-      // As upstream's puller: the size for the Pulled event comes from ImageStatus after the pull.
-      const sizeBytes = (await this.presentImage(image))?.sizeBytes ?? 0;
-      outcome = { ok: true, imageRef, sizeBytes };
+      // As upstream's puller: the size for the Pulled event comes from ImageStatus after the pull (asked
+      // anew: with pull policy Always the image may be another one now); the user comes with it.
+      const present = await this.askImageStatus(image);
+      outcome = { ok: true, imageRef, sizeBytes: present?.sizeBytes ?? 0, ...(present ? { user: present.user } : {}) };
       this.logger.info({ image, imageRef, durationMs: Date.now() - startedMs }, 'Pulled image');
     } catch (err) {
       const message = `Failed to pull image "${image}": ${(err as Error).message}`;

@@ -118,6 +118,8 @@ async function createAndStart(
     containerId = created.container_id;
     target.createdIds.push(containerId);
   } catch (err) {
+    // The image may be gone (removed by hand since this shard saw it): the next attempt asks the runtime.
+    deps.images.forgetImage(target.container.image ?? '');
     recordEvent(deps, 'Warning', 'Failed', EventMessages.containerError((err as Error).message), fieldPath);
     return { reason: 'CreateContainerError', message: (err as Error).message };
   }

@@ -31,6 +31,8 @@ export interface SyncOutcome {
   waitingReasons: Record<string, { reason: string; message: string }>;
   /** Earliest time something in backoff becomes due, if any. */
   requeueAfterMs?: number;
+  /** The requeue needs no fresh read: it is for what this sync saw (SyncPodResult.requeueOnKeptState). */
+  requeueOnKeptState?: boolean;
   /** Set when the runtime did something worth a fresh read of the state. */
   changed: boolean;
   /** Set when something was stopped or killed: only a full read shows what is left. */
@@ -52,6 +54,8 @@ const REQUEUE_AT_ONCE_MS = 1;
 export interface SyncPodOptions {
   /** The main thread knows the runtime holds nothing of this pod yet (its first sync): skip the read. */
   runtimeKnownEmpty?: boolean;
+  /** The runtime state the pod's last sync left, which no relist since contradicts: skip the read. */
+  runtimeKnown?: RuntimePodStatus;
   apiData?: PodApiData;
   /** The shard's probe results for the pod's containers: a liveness or startup failure restarts one. */
   probeResults?: (runtime: RuntimePodStatus) => PodProbeResults;
@@ -65,9 +69,9 @@ export async function syncPod(deps: RuntimeDeps, pod: Pod, nowMs: number, option
   const uid = pod.metadata?.uid ?? '';
   const name = pod.metadata?.name ?? '';
   const namespace = pod.metadata?.namespace ?? '';
-  const runtime = options.runtimeKnownEmpty
-    ? emptyRuntimePodStatus(uid, name, namespace)
-    : await getRuntimePodStatus(deps.cri, uid, name, namespace);
+  const runtime =
+    options.runtimeKnown ??
+    (options.runtimeKnownEmpty ? emptyRuntimePodStatus(uid, name, namespace) : await getRuntimePodStatus(deps.cri, uid, name, namespace));
   const actions = computePodActions(pod, runtime, nowMs, options.probeResults?.(runtime));
   const outcome: SyncOutcome = { runtime, before: runtime, waitingReasons: {}, changed: false, killed: false, createdContainerIds: [], removedIds: [] };
   if (podFinished(pod, runtime, actions, options)) return outcome;
@@ -135,8 +139,11 @@ function podFinished(pod: Pod, runtime: RuntimePodStatus, actions: PodActions, o
  */
 function noteInitContainerRecheck(outcome: SyncOutcome, initId: string, runtimeEventsLive: boolean): void {
   const init = outcome.runtime.containers.find((container) => container.id === initId);
-  if (init?.state === 'exited') noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
-  else if (init?.state === 'running' && !runtimeEventsLive) noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
+  if (init?.state === 'exited') {
+    noteRequeue(outcome, REQUEUE_AT_ONCE_MS);
+    // Its exit is in the state this sync read after starting it: the next step starts from that.
+    outcome.requeueOnKeptState = true;
+  } else if (init?.state === 'running' && !runtimeEventsLive) noteRequeue(outcome, INIT_CONTAINER_RECHECK_MS);
 }
 
 /**

@@ -48,3 +48,51 @@ test('a round rotates what is over the size, of running containers of owned pods
     await harness.close();
   }
 });
+
+test('the log path of a container the kubelet made is where it asked for it; ContainerStatus only where that file is not', async () => {
+  const harness = await startHarness();
+  const { client, sim } = harness;
+  try {
+    await client.pullImage({ image: { image: TEST_IMAGE } });
+    const podLogsDir = `${harness.socketPath}-pod-logs`;
+    const start = async (name: string, logsDir: string) => {
+      const config = sandboxConfig(name);
+      const meta = config.metadata!;
+      config.log_directory = join(logsDir, `${meta.namespace}_${meta.name}_${meta.uid}`);
+      mkdirSync(join(config.log_directory, 'app'), { recursive: true });
+      const labels = {
+        'io.kubernetes.pod.uid': meta.uid!,
+        'io.kubernetes.pod.name': meta.name!,
+        'io.kubernetes.pod.namespace': meta.namespace!,
+        'io.kubernetes.container.name': 'app',
+      };
+      const container = containerConfig('app', ['sleep', 'infinity'], { labels });
+      container.annotations = { 'io.kubernetes.container.restartCount': '0' };
+      container.log_path = 'app/0.log';
+      const { pod_sandbox_id } = await client.runPodSandbox({ config });
+      const { container_id } = await client.createContainer({ pod_sandbox_id, config: container, sandbox_config: config });
+      await client.startContainer({ container_id });
+      const log = join(config.log_directory, 'app', '0.log');
+      appendFileSync(log, '2026-11-24T10:00:00Z stdout F x\n'.repeat(100));
+      return { uid: meta.uid!, dir: join(config.log_directory, 'app') };
+    };
+    const here = await start('here', podLogsDir);
+    // Made by a kubelet with another podLogsDir: not where this one would look.
+    const elsewhere = await start('elsewhere', `${harness.socketPath}-old-logs`);
+    const owned = new Set([here.uid, elsewhere.uid]);
+    const manager = new ContainerLogManager({
+      settings: { maxSizeBytes: 1024, maxFiles: 2, maxWorkers: 1, monitorIntervalMs: 10_000 },
+      cri: () => client,
+      ownsPod: (uid) => owned.has(uid),
+      podLogsDir,
+      logger: pino({ level: 'silent' }),
+    });
+    const statusCallsBefore = sim.stats().calls.ContainerStatus ?? 0;
+    await manager.rotateLogs();
+    assert.equal((sim.stats().calls.ContainerStatus ?? 0) - statusCallsBefore, 1, 'asked for the one made elsewhere only');
+    assert.equal(sim.stats().calls.ReopenContainerLog, 2, 'both rotated');
+    for (const rotated of [here, elsewhere]) assert.equal(readdirSync(rotated.dir).length, 2, rotated.dir);
+  } finally {
+    await harness.close();
+  }
+});

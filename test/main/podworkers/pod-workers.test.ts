@@ -159,6 +159,7 @@ test('the sync tick leaves a pod whose sync is still running alone', async () =>
   workers.syncDue(Date.now() + 5_000);
   await host.finish();
   assert.equal(host.requests.length, 1, 'no second sync queued by the tick');
+  workers.noteFullRelist(Date.now() + 1);
   workers.syncDue(Date.now() + RESYNC_MS + 1_000);
   assert.equal(host.requests.length, 2, 'the resync comes when due');
 });
@@ -210,6 +211,8 @@ test('resyncs of pods created together are spread over up to half the interval (
   const startMs = Date.now();
   for (const uid of ['u1', 'u2', 'u3']) workers.updatePod({ type: 'create', pod: pod(uid) });
   for (let i = 0; i < 3; i++) await host.finish();
+  // A relist since: the resyncs need not wait for one.
+  workers.noteFullRelist(Date.now() + 1);
   const resynced = (atMs: number) => {
     workers.syncDue(atMs);
     return host.requests.slice(3).map((r) => r.pod.metadata!.uid);

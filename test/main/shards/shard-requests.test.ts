@@ -74,7 +74,7 @@ test('the pod goes once; later syncs name it, and the status the shard returned;
   const second = await shard.run(wire);
   requests.settled(wire, second);
   assert.ok(!isNeedFullRequest(second));
-  assert.deepEqual(shard.synced[1], { kind: 'sync', pod: v1, previousStatus: first.status, apiData: undefined, gracePeriodSeconds: undefined, removeFromRuntime: undefined, runtimeKnownEmpty: undefined });
+  assert.deepEqual(shard.synced[1], { kind: 'sync', pod: v1, previousStatus: first.status, apiData: undefined, gracePeriodSeconds: undefined, removeFromRuntime: undefined, runtimeKnownEmpty: undefined, runtimeUnchanged: undefined });
   const v2 = pod('a', 'busybox:2');
   const third = requests.encode({ kind: 'sync', pod: v2, previousStatus: second.status });
   assert.deepEqual(third.pod, v2, 'a changed pod is sent whole');
@@ -158,7 +158,7 @@ test('whatever is lost, changed or failed, every sync the shard runs gets exactl
           const before = shard.synced.length;
           const result = await send(requests, shard, request, s.op === 'failSync').catch(() => undefined);
           assert.equal(shard.synced.length, before + 1, 'exactly one sync ran');
-          assert.ok(isDeepStrictEqual(shard.synced.at(-1), { gracePeriodSeconds: undefined, removeFromRuntime: undefined, runtimeKnownEmpty: undefined, ...request }), 'the shard synced the request as made');
+          assert.ok(isDeepStrictEqual(shard.synced.at(-1), { gracePeriodSeconds: undefined, removeFromRuntime: undefined, runtimeKnownEmpty: undefined, runtimeUnchanged: undefined, ...request }), 'the shard synced the request as made');
           if (result) statuses.set(id, result.status);
         }
       }
