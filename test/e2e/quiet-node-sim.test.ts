@@ -63,8 +63,9 @@ test('a pod start asks for no image, sandbox or container state the shard alread
   t.diagnostic(message);
   const containers = PODS + INIT_PODS;
   assert.equal(calls.CreateContainer, containers, message);
-  // One image: each shard asks about it once (and once more after pulling it), not once per container.
-  assert.ok((calls.ImageStatus ?? 0) <= 6, message);
+  // One image: a shard asks about it until it has seen it present (starts that ask together share one
+  // call; how many waves of starts ask before the pull ends depends on timing), not once per container.
+  assert.ok((calls.ImageStatus ?? 0) < PODS, message);
   // The new sandbox's IPs, once per pod, and each started container once; an init container seen exited
   // then is not read again, one seen still running (it runs about 10 ms) is read once its exit event came.
   assert.ok(calls.PodSandboxStatus! >= PODS && calls.PodSandboxStatus! <= PODS + INIT_PODS, message);

@@ -169,8 +169,14 @@ export class ImageManager {
    */
   private async pullThroughCoordinator(image: string, auths: AuthConfig[], secretNames: string[]): Promise<PullOutcome> {
     const key = secretNames.length > 0 ? `${image}#${[...secretNames].sort().join(',')}` : image;
+    const since = this.presence.stamp();
     const grant = await this.pulls.acquire(key, this.shardIndex);
-    if (grant.role === 'follower') return grant.outcome;
+    if (grant.role === 'follower') {
+      // Another shard pulled it (and read its status after): this shard knows it present too.
+      const outcome = grant.outcome;
+      if (outcome.ok && outcome.user) this.presence.learn(image, { id: outcome.imageRef, sizeBytes: outcome.sizeBytes, user: outcome.user as ImageUser }, since);
+      return outcome;
+    }
     let outcome: PullOutcome;
     const startedMs = Date.now();
     try {

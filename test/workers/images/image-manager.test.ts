@@ -124,3 +124,22 @@ test('starts that ask about one image together make one ImageStatus', async () =
   await Promise.all(Array.from({ length: 8 }, () => images.ensureImage(pod, container('IfNotPresent'), Date.now())));
   assert.equal(runtime.statusCalls, 1);
 });
+
+test("a shard that rode on another shard's pull knows the image present after it", async () => {
+  const runtime = new FakeImages();
+  const follower: PullCoordinatorApi = {
+    acquire: async (): Promise<PullGrant> => {
+      // The other shard's pull lands while this one waits for it.
+      runtime.present.set(IMAGE, { id: 'sha256:b', size: 5, uid: { value: 7 } });
+      return { role: 'follower', outcome: { ok: true, imageRef: 'sha256:b', sizeBytes: 5, user: { uid: 7 } } };
+    },
+    release: async () => undefined,
+  };
+  const images = new ImageManager(runtime.cri, follower, 1, logger, new ImagePresence(new ImageRemovals()));
+  const pulled = await images.ensureImage(pod, container('IfNotPresent'), Date.now());
+  assert.equal(pulled.alreadyPresent, false);
+  const next = await images.ensureImage(pod, container('IfNotPresent'), Date.now());
+  assert.equal(runtime.statusCalls, 1, 'asked once, before the pull: not again for the next container');
+  assert.equal(runtime.pullCalls, 0, 'the other shard pulled');
+  assert.deepEqual(next, { imageRef: 'sha256:b', alreadyPresent: true, pullMs: 0, sizeBytes: 5, user: { uid: 7 } });
+});
