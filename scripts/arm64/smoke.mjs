@@ -6,7 +6,7 @@
 //   node scripts/arm64/smoke.mjs NODE ROOT
 // NODE: the Node binary to run the demo with; ROOT: a built tree with its node_modules.
 import { spawn } from 'node:child_process';
-import { createWriteStream, readdirSync } from 'node:fs';
+import { createWriteStream, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,11 +58,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** The demo's own temporary directory, which it leaves behind; named in its first lines. */
+let demoWorkDir;
 const outcome = await new Promise((resolve) => {
   const timer = setTimeout(() => resolve(`not all ${expectedPods} pods Running after ${RUNNING_TIMEOUT_MS / 1000} s`), RUNNING_TIMEOUT_MS);
   exited.then((how) => resolve(`the demo exited (${how}) before its pods were Running`));
   createInterface({ input: demo.stderr }).on('line', (line) => {
     log.write(`${line}\n`);
+    demoWorkDir ??= /^demo: manifests in (\S+)\/manifests /.exec(line)?.[1];
     const summary = /^demo: (\d+) pods: (.*)$/.exec(line);
     if (!summary) return;
     process.stdout.write(`smoke: ${((Date.now() - started) / 1000).toFixed(1)} s ${line}\n`);
@@ -79,6 +82,7 @@ await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_GR
 // Whatever of the group outlived the grace period (the demo's children included).
 signalGroup(demo.pid, 'SIGKILL');
 log.end();
+if (demoWorkDir) rmSync(demoWorkDir, { recursive: true, force: true });
 
 if (outcome) {
   process.stderr.write(`smoke: FAIL ${outcome}; the demo's output is in ${logPath}\n`);
