@@ -339,9 +339,10 @@ export class Kubelet {
           this.cluster?.statusManager.podTerminated(pod);
           // As upstream's SyncTerminatedPod: the pod's Secrets and ConfigMaps are no longer read on its behalf.
           this.cluster?.apiData.forgetPod(uid);
+        } else if (kind === 'terminated' && this.podManager.get(uid) && !this.protection.killedForShutdown(uid)) {
+          // A finished static pod still in its source: remember it is finished, across restarts (not one a node shutdown stopped).
+          this.terminalRecords.record(uid, result.status);
         }
-        // A finished static pod still in its source: remember it is finished, across restarts (not one a node shutdown stopped).
-        else if (kind === 'terminated' && this.podManager.get(uid) && !this.protection.killedForShutdown(uid)) this.terminalRecords.record(uid, result.status);
         if (kind === 'terminated' && result.errors.length === 0) this.protection.podFinished(uid);
         for (const error of result.errors) {
           this.logger.warn({ pod: podRef(pod), kind, code: error.code, err: error.message }, 'Pod sync failed');

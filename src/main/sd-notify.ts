@@ -29,8 +29,8 @@ export async function notifySystemdReady(logger: Logger, env: NodeJS.ProcessEnv 
   }
   const reason = outcome.error
     ? (outcome.error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? `${SYSTEMD_NOTIFY_BINARY} is not installed`
-      : outcome.error.message
+        ? `${SYSTEMD_NOTIFY_BINARY} is not installed`
+        : outcome.error.message
     : `${SYSTEMD_NOTIFY_BINARY} exited with ${outcome.code}: ${outcome.stderr.trim()}`;
   logger.warn({ notifySocket: socket, reason }, 'NOTIFY_SOCKET is set but READY=1 could not be sent: a Type=notify unit will not see the kubelet start');
 }

@@ -33,22 +33,22 @@ export function unaryHandler<Req, Res>(
       .then(() => impl(call.request, callerGone.signal, deadlineMsOf(call)))
       .finally(() => callerGone.release())
       .then(
-      (reply) => {
-        end();
-        env.logger.trace({ rpc, durationMs: Math.round(performance.now() - startedMs) }, 'CRI call');
-        callback(null, reply);
-      },
-      (err: unknown) => {
-        end();
-        if (err instanceof SimError) {
-          env.logger.debug({ rpc, code: GrpcStatus[err.code], err: err.message }, 'CRI call failed');
-          callback(err.toServiceError());
-          return;
-        }
-        env.logger.error({ rpc, err }, 'simulated runtime bug');
-        callback({ code: GrpcStatus.INTERNAL, details: `simulated runtime: ${(err as Error)?.message ?? String(err)}` });
-      },
-    );
+        (reply) => {
+          end();
+          env.logger.trace({ rpc, durationMs: Math.round(performance.now() - startedMs) }, 'CRI call');
+          callback(null, reply);
+        },
+        (err: unknown) => {
+          end();
+          if (err instanceof SimError) {
+            env.logger.debug({ rpc, code: GrpcStatus[err.code], err: err.message }, 'CRI call failed');
+            callback(err.toServiceError());
+            return;
+          }
+          env.logger.error({ rpc, err }, 'simulated runtime bug');
+          callback({ code: GrpcStatus.INTERNAL, details: `simulated runtime: ${(err as Error)?.message ?? String(err)}` });
+        },
+      );
   };
 }
 

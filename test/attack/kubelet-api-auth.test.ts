@@ -166,7 +166,7 @@ function parseAnswer(raw: string, head: boolean): Answer {
 
 function dechunk(text: string): string {
   let out = '';
-  for (let rest = text; ; ) {
+  for (let rest = text; ;) {
     const lineEnd = rest.indexOf('\r\n');
     const size = parseInt(rest.slice(0, lineEnd), 16);
     if (!size) return out;

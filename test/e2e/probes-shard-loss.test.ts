@@ -65,7 +65,7 @@ after(async () => {
   server.close();
 });
 
-test("a replaced shard probes its pods again, from the resync, without restarting them", async () => {
+test('a replaced shard probes its pods again, from the resync, without restarting them', async () => {
   await waitUntil(async () => ready() === 'True', 60_000, 'the pod Ready after its readiness probe passed');
   const restartsBefore = kubelet.statuses.get(podUid())?.containerStatuses?.[0].restartCount;
   await kubelet.crashShard(0);

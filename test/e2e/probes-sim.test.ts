@@ -192,7 +192,7 @@ for (const workers of [2, 0]) describe(`probes and hooks on the simulated runtim
     assert.ok(eventsOf('poststart', 'Killing').includes('FailedPostStartHook'));
   });
 
-  test("a preStop httpGet hook runs while the container still runs, before it is stopped", async () => {
+  test('a preStop httpGet hook runs while the container still runs, before it is stopped', async () => {
     write('prestop.yaml', hostNetPod('prestop', { lifecycle: { preStop: { httpGet: { path: '/prestop/prestop-test-node', port: httpPort } } } }));
     await waitForPod('prestop', (p) => readyOf(p) === 'True', 'Ready');
     rmSync(join(kubelet.manifestDir, 'prestop.yaml'));

@@ -76,7 +76,7 @@ function frame(type: number, flags: number, streamId: number, payload: Buffer): 
 /** Splits the frames a rewriter emits back into (stream, header block) pairs. */
 function headerBlocksOf(bytes: Buffer): Array<{ streamId: number; block: Buffer }> {
   const blocks: Array<{ streamId: number; block: Buffer }> = [];
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const length = bytes.readUIntBE(offset, 3);
     const type = bytes[offset + 3]!;
     const streamId = bytes.readUInt32BE(offset + 5);

@@ -50,7 +50,7 @@ for (const driver of ['cgroupfs', 'systemd'] as CgroupDriver[]) {
       assert.equal(stray.exitCode, null, 'a process in an orphan cgroup is left running');
       assert.deepEqual([...(await cleaner.podCgroups()).keys()].sort(), ['busy-1', 'known-1']);
       assert.deepEqual((await cleaner.cleanup((uid) => uid === 'known-1')).busy, ['busy-1']);
-      assert.deepEqual(warnings, ["Processes run in the cgroup of a pod neither this kubelet nor its runtime has; left alone"], 'named once');
+      assert.deepEqual(warnings, ['Processes run in the cgroup of a pod neither this kubelet nor its runtime has; left alone'], 'named once');
       for (const mount of new Set(Object.values(layout.mounts))) {
         assert.ok(!existsSync(join(mount, pathOf('gone-1', 'BestEffort'))), `gone in ${mount}`);
         assert.ok(existsSync(join(mount, cgroupPath(qosCgroupName(settings.root, 'BestEffort'), driver))), `the tier stays in ${mount}`);

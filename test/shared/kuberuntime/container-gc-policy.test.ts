@@ -103,7 +103,7 @@ const CASES: Case[] = [
     removed: ['gone/app@1', 'gone/app@2'],
   },
   {
-    name: "a terminated pod still wanted keeps its dead containers, unless all unused ones must go (disk pressure)",
+    name: 'a terminated pod still wanted keeps its dead containers, unless all unused ones must go (disk pressure)',
     containers: [dead('done', 'app', 10)],
     states: { done: 'terminated' },
     removed: [],
@@ -139,7 +139,7 @@ const CASES: Case[] = [
     removedSandboxes: ['a-s3', 'a-s1'],
   },
   {
-    name: "sandboxes: a gone pod loses every one that is not ready, once the containers this pass removes are gone",
+    name: 'sandboxes: a gone pod loses every one that is not ready, once the containers this pass removes are gone',
     containers: [dead('gone', 'app', 10, 'exited', 'g-s1'), dead('gone', 'app', 20, 'running', 'g-s2')],
     sandboxes: [sandbox('gone', 'g-s1', 100), sandbox('gone', 'g-s2', 50), sandbox('gone', 'g-s3', 10, true)],
     states: { gone: 'gone' },
