@@ -63,22 +63,38 @@ const FAMILIES = [
   MACHINE_MEMORY,
 ];
 
-type Labels = Array<[string, string]>;
-
-function labelText(labels: Labels): string {
+function labelText(labels: Array<[string, string]>): string {
   return labels.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(',');
 }
 
-/** The base labels, sorted by name, and the same with one or more extra labels merged in order. */
+/**
+ * One cgroup's base labels as text, and the same with cAdvisor's extra labels
+ * spliced in where sorting puts them (cpu and failure_type after container, scope
+ * last), built once per cgroup rather than sorted per sample.
+ */
 class CgroupLabelText {
   readonly base: string;
+  private readonly containerPart: string;
+  private readonly rest: string;
 
-  constructor(private readonly labels: Labels) {
-    this.base = labelText(labels);
+  constructor(labels: CgroupView['labels']) {
+    this.containerPart = `container="${escapeLabel(labels.container)}"`;
+    this.rest = labelText([
+      ['id', labels.id],
+      ['image', labels.image],
+      ['name', labels.name],
+      ['namespace', labels.namespace],
+      ['pod', labels.pod],
+    ]);
+    this.base = `${this.containerPart},${this.rest}`;
   }
 
-  with(extra: Labels): string {
-    return labelText([...this.labels, ...extra].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  withCpu(cpu: string): string {
+    return `${this.containerPart},cpu="${cpu}",${this.rest}`;
+  }
+
+  withFailure(failureType: string, scope: string): string {
+    return `${this.containerPart},failure_type="${failureType}",${this.rest},scope="${scope}"`;
   }
 }
 
@@ -103,22 +119,14 @@ class Samples {
 }
 
 function cgroupSamples(samples: Samples, view: CgroupView, nowMs: number): void {
-  const { labels: l } = view;
-  const text = new CgroupLabelText([
-    ['container', l.container],
-    ['id', l.id],
-    ['image', l.image],
-    ['name', l.name],
-    ['namespace', l.namespace],
-    ['pod', l.pod],
-  ]);
+  const text = new CgroupLabelText(view.labels);
   samples.add(START_TIME, text.base, view.startTimeSeconds);
   samples.add(SPEC_CPU_PERIOD, text.base, view.spec.cpuPeriodUs);
   if (view.spec.cpuQuotaUs !== 0) samples.add(SPEC_CPU_QUOTA, text.base, view.spec.cpuQuotaUs);
   samples.add(SPEC_CPU_SHARES, text.base, view.spec.cpuShares);
   samples.add(SPEC_MEMORY_LIMIT, text.base, view.spec.memoryLimitBytes);
   samples.add(LAST_SEEN, text.base, Math.floor(nowMs / 1000), nowMs);
-  if (view.cpu && view.cpu.usageSeconds > 0) samples.add(CPU_USAGE, text.with([['cpu', 'total']]), view.cpu.usageSeconds, view.cpu.atMs);
+  if (view.cpu && view.cpu.usageSeconds > 0) samples.add(CPU_USAGE, text.withCpu('total'), view.cpu.usageSeconds, view.cpu.atMs);
   // cAdvisor writes the CFS series only for a cgroup with a quota.
   if (view.cfs && view.spec.cpuQuotaUs !== 0) {
     samples.add(CPU_CFS_PERIODS, text.base, view.cfs.periods, view.cfs.atMs);
@@ -133,8 +141,8 @@ function cgroupSamples(samples: Samples, view: CgroupView, nowMs: number): void 
   samples.add(MEMORY_WORKING_SET, text.base, memory.workingSetBytes, memory.atMs);
   // cgroup v2 and the CRI keep one count per cgroup: cAdvisor's container and hierarchy scopes are the same figure.
   for (const scope of ['container', 'hierarchy']) {
-    samples.add(MEMORY_FAILURES, text.with([['failure_type', 'pgfault'], ['scope', scope]]), memory.pageFaults, memory.atMs);
-    samples.add(MEMORY_FAILURES, text.with([['failure_type', 'pgmajfault'], ['scope', scope]]), memory.majorPageFaults, memory.atMs);
+    samples.add(MEMORY_FAILURES, text.withFailure('pgfault', scope), memory.pageFaults, memory.atMs);
+    samples.add(MEMORY_FAILURES, text.withFailure('pgmajfault', scope), memory.majorPageFaults, memory.atMs);
   }
 }
 

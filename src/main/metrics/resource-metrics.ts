@@ -37,6 +37,7 @@ const FAMILIES = [NODE_CPU, NODE_MEMORY, CONTAINER_START, CONTAINER_CPU, CONTAIN
 
 /** A label value in the text format: backslash, double quote and newline escaped. */
 export function escapeLabel(value: string): string {
+  if (!/[\\"\n]/.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
