@@ -154,16 +154,15 @@ function cpuOf(stats: PodStats['cpu']): CgroupView['cpu'] {
 function podView(stats: PodStats, pod: Pod | undefined, figures: CadvisorFigures): CgroupView {
   const { uid, name, namespace } = stats.podRef;
   const sample = figures.podCgroupSamples.get(uid);
-  const view: CgroupView = {
+  const startMs = epochMs(stats.startTime);
+  return {
     labels: { container: '', id: podCgroupId(figures.podCgroups, pod, uid), image: '', name: '', namespace, pod: name },
-    startTimeSeconds: (epochMs(stats.startTime) ?? NaN) / 1000,
+    startTimeSeconds: startMs === undefined ? undefined : startMs / 1000,
     spec: podSpec(pod),
     cpu: cpuOf(stats.cpu),
     memory: memoryOf(stats.memory, sample),
+    cfs: sample?.cfs ? { ...sample.cfs, atMs: sample.timestampNs / 1e6 } : undefined,
   };
-  if (sample?.cfs) view.cfs = { ...sample.cfs, atMs: sample.timestampNs / 1e6 };
-  if (Number.isNaN(view.startTimeSeconds)) delete view.startTimeSeconds;
-  return view;
 }
 
 /** Every cgroup /metrics/cadvisor reports: each pod's running containers, then the pod cgroup. */
