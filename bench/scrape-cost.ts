@@ -1,4 +1,4 @@
-// The CPU one /metrics scrape and one /stats/summary request cost shardlet at a given
+// The CPU one /metrics (and /metrics/resource, /metrics/cadvisor) scrape and one /stats/summary request cost shardlet at a given
 // number of running pods on the simulated runtime, and one pass of each periodic
 // housekeeping loop (the eviction manager's, with and without ranking the pods, the
 // image garbage collector's and the node-wide container collector's):
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     // Let the start-up churn settle: relists and syncs back to their steady pace.
     await sleep(5000);
     console.log(`${pods} pods running, --workers ${values.workers}, ${scrapes} requests per endpoint`);
-    for (const path of ['/metrics', '/stats/summary', '/stats/summary?only_cpu_and_memory=true', '/metrics/resource']) {
+    for (const path of ['/metrics', '/stats/summary', '/stats/summary?only_cpu_and_memory=true', '/metrics/resource', '/metrics/cadvisor']) {
       const url = `${server.url}${path}`;
       await run('curl', ['-sf', '-o', '/dev/null', url]);
       const before = mark();

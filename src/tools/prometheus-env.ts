@@ -54,10 +54,10 @@ export interface ScrapeTls {
 
 /**
  * Starts a Prometheus server in its own process group, on a free port, scraping
- * `target` (host:port; plain HTTP, or HTTPS with `tls`) every second. The caller
- * stops it with signalGroup.
+ * `target` (host:port; plain HTTP, or HTTPS with `tls`) every second, at
+ * `metricsPath`. The caller stops it with signalGroup.
  */
-export async function startPrometheus(binary: string, target: string, job = 'shardlet', tls?: ScrapeTls): Promise<PrometheusServer> {
+export async function startPrometheus(binary: string, target: string, job = 'shardlet', tls?: ScrapeTls, metricsPath = '/metrics'): Promise<PrometheusServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'shardlet-prometheus-'));
   const configPath = join(dataDir, 'prometheus.yml');
   writeFileSync(
@@ -68,6 +68,7 @@ export async function startPrometheus(binary: string, target: string, job = 'sha
       '  scrape_timeout: 1s',
       'scrape_configs:',
       `  - job_name: ${job}`,
+      `    metrics_path: ${metricsPath}`,
       ...(tls
         ? ['    scheme: https', '    tls_config:', `      cert_file: ${tls.certFile}`, `      key_file: ${tls.keyFile}`, `      insecure_skip_verify: ${tls.insecureSkipVerify}`]
         : []),

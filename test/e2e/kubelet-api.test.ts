@@ -168,6 +168,27 @@ describe('the kubelet API on :10250', () => {
     assert.equal(configz.kubeletconfig.authentication.x509.clientCAFile, api.caFile);
   });
 
+  test('/statusz and /flagz (on by default, as 1.36): nodes/statusz lets /statusz in, /flagz needs nodes/configz', async () => {
+    api.addToken('statusz-reader-token', 'statusz-reader');
+    api.allow({ users: ['statusz-reader'], verbs: ['get'], resources: ['nodes'], subresources: ['statusz'] });
+    const statusz = await kubeletGet('/statusz', { token: 'statusz-reader-token' });
+    assert.equal(statusz.status, 200, statusz.body);
+    assert.match(statusz.body, /^\nkubelet statusz\nWarning: This endpoint is not meant to be machine parseable/);
+    assert.match(statusz.body, /^Paths(:|: |=| ) .*\/configz .*\/flagz .*\/statusz/m);
+    const flagz = await kubeletGet('/flagz', { token: 'statusz-reader-token' });
+    assert.equal(flagz.status, 403);
+    assert.equal(flagz.body, 'Forbidden (user=statusz-reader, verb=get, resource=nodes, subresource(s)=[configz proxy])\n');
+  });
+
+  test('kubectl get --raw .../proxy/statusz, /flagz and /metrics/cadvisor through the API server', async () => {
+    const statusz = await kubectl('get', '--raw', `/api/v1/nodes/${NODE}/proxy/statusz`);
+    assert.match(statusz, /^Binary version(:|: |=| ) 1\.\d+\.\d+-shardlet/m);
+    const flagz = await kubectl('get', '--raw', `/api/v1/nodes/${NODE}/proxy/flagz`);
+    assert.match(flagz, /^kubeconfig(:|: |=| )\S+node\.kubeconfig$/m);
+    const cadvisor = await kubectl('get', '--raw', `/api/v1/nodes/${NODE}/proxy/metrics/cadvisor`);
+    assert.match(cadvisor, /^container_memory_working_set_bytes\{container="main",.*namespace="default",pod="web"\} \d+ \d+$/m);
+  });
+
   test('kubectl logs reaches /containerLogs through the API server and the auth chain', async () => {
     const logs = await waitUntil(async () => (await kubectl('logs', 'talker')) || false, TIMEOUT_MS, 'talker\'s log');
     assert.equal(logs, 'hello from talker\n');

@@ -1,8 +1,9 @@
-// /metrics, /metrics/resource, /metrics/probes and /stats/summary of a kubelet with
+// /metrics, /metrics/cadvisor, /metrics/resource, /metrics/probes and /stats/summary of a kubelet with
 // two shard threads running pods on the simulated runtime (over its real socket),
 // served through the metrics route module on a plain HTTP server (the :10250 server
 // puts TLS and auth in front of the same routes). The text passes `promtool check
-// metrics`, and a real Prometheus server scrapes it and answers a query.
+// metrics`, and a real Prometheus server scrapes it and answers a query (for
+// /metrics/cadvisor, the community's per-pod CPU and memory queries).
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,7 @@ let kubelet: Kubelet;
 let server: RouteServer;
 let binaries: PrometheusBinaries;
 let prometheus: PrometheusServer | undefined;
+let cadvisorPrometheus: PrometheusServer | undefined;
 
 async function get(path: string): Promise<{ status: number; text: string; contentType: string }> {
   const res = await fetch(`${server.url}${path}`);
@@ -84,6 +86,7 @@ before(async () => {
 
 after(async () => {
   if (prometheus) await signalGroup(prometheus.process, 'SIGTERM');
+  if (cadvisorPrometheus) await signalGroup(cadvisorPrometheus.process, 'SIGTERM');
   await server?.close();
   await kubelet?.stop();
   await sim?.close();
@@ -192,4 +195,51 @@ test('a real Prometheus server scrapes /metrics and its query API returns kubele
     'Prometheus to have scraped kubelet_running_pods',
   );
   assert.equal(Number(value), PODS);
+});
+
+test('/metrics/cadvisor passes promtool and has a CPU and working-set series per container and per pod cgroup', async () => {
+  const { status, text } = await get('/metrics/cadvisor');
+  assert.equal(status, 200);
+  const check = promtoolCheckMetrics(binaries.promtool, text);
+  assert.ok(check.ok, `promtool check metrics: ${check.output}`);
+  const lines = text.split('\n');
+  for (let i = 0; i < PODS; i++) {
+    const container = lines.find((l) => l.startsWith('container_memory_working_set_bytes{container="main",') && l.includes(`pod="m${i}-${NODE}"`));
+    assert.ok(container, `a working set of m${i}'s container`);
+    assert.match(container, /image="busybox:1\.35",name="[^"]+",namespace="default"/);
+    assert.ok(lines.some((l) => l.startsWith('container_cpu_usage_seconds_total{container="",cpu="total",') && l.includes(`pod="m${i}-${NODE}"`)), `m${i}'s pod cgroup CPU`);
+  }
+  // m0 has limits of 500m and 64Mi: its container's cgroup spec says so.
+  assert.ok(lines.some((l) => l.startsWith('container_spec_memory_limit_bytes{container="main",') && l.includes(`pod="m0-${NODE}"`) && l.endsWith(' 67108864')));
+  assert.ok(lines.some((l) => l.startsWith('container_spec_cpu_quota{container="main",') && l.includes(`pod="m0-${NODE}"`) && l.endsWith(' 50000')));
+  assert.match(text, /^container_scrape_error 0$/m);
+});
+
+test('a real Prometheus scraping /metrics/cadvisor answers the community’s per-pod CPU and memory queries with a series per pod', async () => {
+  cadvisorPrometheus = await startPrometheus(binaries.prometheus, `127.0.0.1:${server.port}`, 'cadvisor', undefined, '/metrics/cadvisor');
+  const query = async (expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
+    const res = await fetch(`${cadvisorPrometheus!.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await res.json()) as { data?: { result?: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+    return body.data?.result ?? [];
+  };
+  // The CPU half of kube-prometheus' node_namespace_pod_container:container_cpu_usage_seconds_total:sum_irate
+  // (its join with kube-state-metrics' kube_pod_info aside), and the usual per-pod rate.
+  const perContainerIrate = 'sum by (namespace, pod, container) (irate(container_cpu_usage_seconds_total{job="cadvisor", image!=""}[5m]))';
+  const perPodRate = 'sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{container!=""}[1m]))';
+  const perPodMemory = 'sum by (namespace, pod) (container_memory_working_set_bytes{job="cadvisor", container!="", image!=""})';
+  for (const expr of [perContainerIrate, perPodRate, perPodMemory]) {
+    const result = await waitUntil(
+      async () => {
+        const rows = await query(expr);
+        return rows.length === PODS ? rows : undefined;
+      },
+      TIMEOUT_MS,
+      `${expr} to return ${PODS} series`,
+    );
+    const pods = new Set(result.map((row) => row.metric.pod));
+    assert.equal(pods.size, PODS, `one series per pod for ${expr}`);
+    for (const row of result) assert.ok(Number(row.value[1]) >= 0 && Number.isFinite(Number(row.value[1])), `${expr}: ${JSON.stringify(row)}`);
+  }
+  const memory = await query(perPodMemory);
+  assert.ok(memory.every((row) => Number(row.value[1]) > 0), 'every pod has a working set');
 });

@@ -1,4 +1,4 @@
-// /stats/summary and /metrics/resource against real containerd 1.6 (brought up by
+// /stats/summary, /metrics/resource and /metrics/cadvisor against real containerd 1.6 (brought up by
 // scripts/containerd/setup.sh; needs root): the pod's figures come from
 // ListPodSandboxStats, which containerd 1.6.20 implements (the ListContainerStats
 // fallback for runtimes without it is covered by the summary mapping's unit tests). A busybox pod that allocates memory must show CPU
@@ -130,4 +130,24 @@ test('/metrics/resource on containerd passes promtool and has the container’s 
   assert.ok(line, text);
   assert.ok(Number(line.split(' ')[1]) > 0);
   assert.match(text, /^resource_scrape_error 0$/m);
+});
+
+test('/metrics/cadvisor on containerd passes promtool, with the container by its ID and the pod cgroup’s own figures', async () => {
+  const { promtool } = ensurePrometheus();
+  const text = await (await fetch(`${server.url}/metrics/cadvisor`)).text();
+  const check = promtoolCheckMetrics(promtool, text);
+  assert.ok(check.ok, check.output);
+  const lines = text.split('\n');
+  const container = lines.find((l) => l.startsWith('container_memory_working_set_bytes{container="app",') && l.includes(`pod="stats-${NODE}"`));
+  assert.ok(container, text);
+  assert.match(container, /name="[0-9a-f]{64}",namespace="default"/, 'containerd’s container ID names it');
+  assert.ok(Number(container.split('} ')[1]!.split(' ')[0]) > 0);
+  const podCgroup = lines.find((l) => l.startsWith('container_cpu_usage_seconds_total{container="",cpu="total",') && l.includes(`pod="stats-${NODE}"`));
+  assert.ok(podCgroup, 'the pod cgroup’s CPU');
+  assert.match(podCgroup, new RegExp(`id="[^"]*pod${podUid.replaceAll('-', '[-_]')}[^"]*"`), 'the pod cgroup’s path is its id');
+  assert.ok(
+    lines.some((l) => l.startsWith('container_memory_cache{container="",') && l.includes(`pod="stats-${NODE}"`)),
+    'the page cache read from the pod cgroup the kubelet made',
+  );
+  assert.match(text, /^container_scrape_error 0$/m);
 });

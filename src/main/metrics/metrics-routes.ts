@@ -1,5 +1,5 @@
-// The kubelet API routes of metrics and stats: /metrics, /metrics/resource,
-// /metrics/probes and /stats/summary (with metrics-server's
+// The kubelet API routes of metrics and stats: /metrics, /metrics/cadvisor,
+// /metrics/resource, /metrics/probes and /stats/summary (with metrics-server's
 // ?only_cpu_and_memory=true), registered in the route table the :10250 server
 // consults after authentication and authorization.
 import type { ServerResponse } from 'node:http';
@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { KubeletRoutes } from '../server/kubelet-routes.js';
 import type { SummaryProvider } from '../stats/summary-provider.js';
 import type { KubeletMetrics } from './kubelet-metrics.js';
+import { cadvisorView } from '../stats/cadvisor-view.js';
+import { cadvisorMetricsText } from './cadvisor-metrics.js';
 import { probeRegistry } from './probe-metrics.js';
 import { resourceMetricsText } from './resource-metrics.js';
 
@@ -34,6 +36,21 @@ export function registerMetricsRoutes(routes: KubeletRoutes, deps: MetricsRoutes
     path: '/metrics/probes',
     methods: ['GET'],
     request: async (_req, res) => send(res, 200, probeRegistry.contentType, await probeRegistry.metrics()),
+  });
+  routes.add({
+    path: '/metrics/cadvisor',
+    methods: ['GET'],
+    request: async (_req, res) => {
+      // As cAdvisor's collector: a failure to list containers is container_scrape_error 1 in a 200, not an HTTP error.
+      const views = await summary
+        .cadvisorFigures()
+        .then(cadvisorView)
+        .catch((err: Error) => {
+          logger.warn({ err: err.message }, "Couldn't get containers");
+          return undefined;
+        });
+      send(res, 200, TEXT_FORMAT, cadvisorMetricsText(views));
+    },
   });
   routes.add({
     path: '/metrics/resource',

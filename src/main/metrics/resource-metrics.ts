@@ -36,7 +36,8 @@ const RESOURCE_SCRAPE_ERROR: Family = { name: 'resource_scrape_error', help: '1 
 const FAMILIES = [NODE_CPU, NODE_MEMORY, CONTAINER_START, CONTAINER_CPU, CONTAINER_MEMORY, POD_CPU, POD_MEMORY, SCRAPE_ERROR, RESOURCE_SCRAPE_ERROR];
 
 /** A label value in the text format: backslash, double quote and newline escaped. */
-function escapeLabel(value: string): string {
+export function escapeLabel(value: string): string {
+  if (!/[\\"\n]/.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 

@@ -1,7 +1,8 @@
 // Every endpoint of the kubelet API (:10250), each concern registering its own
 // paths in the one route table the server consults after authn/authz: the default
 // ones (healthz, pods, runningpods, configz), metrics and stats, container logs,
-// and the streaming endpoints (exec, attach, portForward, run).
+// the streaming endpoints (exec, attach, portForward, run) and the z-pages
+// (statusz, flagz).
 import type { Logger } from 'pino';
 import type { CriClient } from '../../shared/cri/client.js';
 import type { Pod, PodStatus } from '../../shared/types.js';
@@ -16,6 +17,11 @@ import { addDefaultRoutes } from './default-routes.js';
 import type { Health } from './healthz.js';
 import { KubeletRoutes } from './kubelet-routes.js';
 import { runningPods } from './running-pods.js';
+import { addZpageRoutes } from './zpages-routes.js';
+import { KUBERNETES_VERSION, kubeletVersion } from '../version.js';
+
+/** When this process started, epoch ms: /statusz's start time. */
+const PROCESS_START_MS = Date.now() - process.uptime() * 1000;
 
 export interface KubeletApiSources {
   options: KubeletOptions;
@@ -27,6 +33,8 @@ export interface KubeletApiSources {
   metrics: KubeletMetrics;
   summary: SummaryProvider;
   logger: Logger;
+  /** The command line /flagz shows; the process's own by default. */
+  argv?: readonly string[];
 }
 
 export function kubeletApiRoutes(sources: KubeletApiSources): KubeletRoutes {
@@ -62,5 +70,17 @@ export function kubeletApiRoutes(sources: KubeletApiSources): KubeletRoutes {
     { idleTimeoutMs: options.streamingConnectionIdleTimeoutMs, logger },
   );
   for (const route of streaming) routes.add(route);
+  addZpageRoutes(routes, {
+    featureGates: options.featureGates,
+    argv: sources.argv ?? process.argv.slice(2),
+    statusz: () => ({
+      componentName: 'kubelet',
+      startTimeMs: PROCESS_START_MS,
+      binaryVersion: kubeletVersion().replace(/^v/, ''),
+      emulationVersion: KUBERNETES_VERSION.split('.').slice(0, 2).join('.'),
+      runtimeVersion: `node${process.versions.node}`,
+      paths: routes.list().map((route) => route.path),
+    }),
+  });
   return routes;
 }

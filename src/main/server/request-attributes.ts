@@ -2,8 +2,9 @@
 // upstream's nodeAuthorizerAttributesGetter builds it for the authorizer: verb from
 // the HTTP method, resource `nodes`, the node's name, and a subresource by path.
 // With KubeletFineGrainedAuthz (on by default since 1.33) /pods, /runningpods,
-// /healthz and /configz are first checked as their own subresource and then, as
-// before the feature, as nodes/proxy: either one allows the request.
+// /healthz, /configz, /statusz and /flagz are first checked as their own
+// subresource (/flagz as nodes/configz: both show how the kubelet is configured)
+// and then, as before the feature, as nodes/proxy: either one allows the request.
 
 export interface RequestAttributes {
   verb: string;
@@ -41,6 +42,8 @@ const FINE_GRAINED_PATHS: ReadonlyArray<[string, string]> = [
   ['/runningpods', 'pods'],
   ['/healthz', 'healthz'],
   ['/configz', 'configz'],
+  ['/statusz', 'statusz'],
+  ['/flagz', 'configz'],
 ];
 
 /** As upstream's isSubpath: the path itself or anything below it ("/stats" matches "/stats/summary", not "/statsx"). */

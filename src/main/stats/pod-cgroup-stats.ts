@@ -24,6 +24,22 @@ export interface PodCgroupSample {
   rssBytes?: number;
   pageFaults?: number;
   majorPageFaults?: number;
+  /** Page cache (v2 memory.stat file, v1 total_cache): cAdvisor's container_memory_cache. */
+  cacheBytes?: number;
+  /** CFS figures of cpu.stat, present where the kernel keeps them (cAdvisor's container_cpu_cfs_*). */
+  cfs?: CfsThrottling;
+}
+
+export interface CfsThrottling {
+  periods: number;
+  throttledPeriods: number;
+  throttledNanoSeconds: number;
+}
+
+/** Which files beyond the summary's to read: cAdvisor's series also want the v1 cpu controller's cpu.stat. */
+export interface PodCgroupReadOptions {
+  /** On v1 and hybrid hosts, also read cpu.stat (CFS throttling); v2 has it in the cpu.stat read anyway. */
+  v1CpuStat?: boolean;
 }
 
 const NS_PER_US = 1000;
@@ -64,7 +80,12 @@ export function readCgroupFile(path: string | undefined): Promise<string | undef
 }
 
 /** The memory figures from usage, the limit and memory.stat, with the stat keys of the cgroup version. */
-function memoryFigures(usageBytes: number | undefined, limitBytes: number | undefined, stat: Map<string, number>, keys: { inactiveFile: string; rss: string; pageFaults: string; majorPageFaults: string }) {
+function memoryFigures(
+  usageBytes: number | undefined,
+  limitBytes: number | undefined,
+  stat: Map<string, number>,
+  keys: { inactiveFile: string; rss: string; cache: string; pageFaults: string; majorPageFaults: string },
+) {
   if (usageBytes === undefined) return {};
   const inactiveFile = stat.get(keys.inactiveFile) ?? 0;
   const workingSetBytes = Math.max(usageBytes - inactiveFile, 0);
@@ -73,44 +94,59 @@ function memoryFigures(usageBytes: number | undefined, limitBytes: number | unde
     workingSetBytes,
     availableBytes: limitBytes === undefined ? undefined : Math.max(limitBytes - workingSetBytes, 0),
     rssBytes: stat.get(keys.rss),
+    cacheBytes: stat.get(keys.cache),
     pageFaults: stat.get(keys.pageFaults),
     majorPageFaults: stat.get(keys.majorPageFaults),
   };
 }
 
-/** cgroup v2: cpu.stat usage_usec, memory.current, memory.max, memory.stat. */
+/** The CFS counters of a cpu.stat, when all three are there (a cgroup without the cpu controller has none). */
+function cfsThrottling(cpuStat: Map<string, number>, throttledKey: string, nsPerUnit: number): CfsThrottling | undefined {
+  const periods = cpuStat.get('nr_periods');
+  const throttledPeriods = cpuStat.get('nr_throttled');
+  const throttled = cpuStat.get(throttledKey);
+  if (periods === undefined || throttledPeriods === undefined || throttled === undefined) return undefined;
+  return { periods, throttledPeriods, throttledNanoSeconds: throttled * nsPerUnit };
+}
+
+/** cgroup v2: cpu.stat usage_usec (and the CFS counters), memory.current, memory.max, memory.stat. */
 export function podSampleV2(files: { cpuStat?: string; memoryCurrent?: string; memoryMax?: string; memoryStat?: string }, timestampNs: number): PodCgroupSample | undefined {
-  const usageUs = files.cpuStat === undefined ? undefined : parseFlatKeyed(files.cpuStat).get('usage_usec');
+  const cpuStat = parseFlatKeyed(files.cpuStat ?? '');
+  const usageUs = files.cpuStat === undefined ? undefined : cpuStat.get('usage_usec');
   const memory = memoryFigures(integer(files.memoryCurrent), integer(files.memoryMax), parseFlatKeyed(files.memoryStat ?? ''), {
     inactiveFile: 'inactive_file',
     rss: 'anon',
+    cache: 'file',
     pageFaults: 'pgfault',
     majorPageFaults: 'pgmajfault',
   });
   if (usageUs === undefined && memory.usageBytes === undefined) return undefined;
-  return { timestampNs, usageCoreNanoSeconds: usageUs === undefined ? undefined : usageUs * NS_PER_US, ...memory };
+  const usageCoreNanoSeconds = usageUs === undefined ? undefined : usageUs * NS_PER_US;
+  return { timestampNs, usageCoreNanoSeconds, ...memory, cfs: cfsThrottling(cpuStat, 'throttled_usec', NS_PER_US) };
 }
 
-/** cgroup v1: cpuacct.usage, memory.usage_in_bytes, memory.stat (hierarchical totals, and the limit in force). */
-export function podSampleV1(files: { cpuacctUsage?: string; memoryUsage?: string; memoryStat?: string }, timestampNs: number): PodCgroupSample | undefined {
+/** cgroup v1: cpuacct.usage, memory.usage_in_bytes, memory.stat (hierarchical totals, and the limit in force), cpu.stat when read. */
+export function podSampleV1(files: { cpuacctUsage?: string; memoryUsage?: string; memoryStat?: string; cpuStat?: string }, timestampNs: number): PodCgroupSample | undefined {
   const usageCoreNanoSeconds = integer(files.cpuacctUsage);
   const stat = parseFlatKeyed(files.memoryStat ?? '');
   const limit = stat.get('hierarchical_memory_limit');
   const memory = memoryFigures(integer(files.memoryUsage), limit !== undefined && limit < V1_NO_LIMIT_FLOOR_BYTES ? limit : undefined, stat, {
     inactiveFile: 'total_inactive_file',
     rss: 'total_rss',
+    cache: 'total_cache',
     pageFaults: 'total_pgfault',
     majorPageFaults: 'total_pgmajfault',
   });
   if (usageCoreNanoSeconds === undefined && memory.usageBytes === undefined) return undefined;
-  return { timestampNs, usageCoreNanoSeconds, ...memory };
+  // v1's throttled_time is already in nanoseconds.
+  return { timestampNs, usageCoreNanoSeconds, ...memory, cfs: cfsThrottling(parseFlatKeyed(files.cpuStat ?? ''), 'throttled_time', 1) };
 }
 
 /**
  * The pod's cgroup figures now, or undefined when the cgroup cannot be read (no pod
  * cgroups, a UID that is no plain path segment, a cgroup already gone).
  */
-export async function readPodCgroupSample(settings: PodCgroupSettings, pod: Pod): Promise<PodCgroupSample | undefined> {
+export async function readPodCgroupSample(settings: PodCgroupSettings, pod: Pod, options: PodCgroupReadOptions = {}): Promise<PodCgroupSample | undefined> {
   let path: string;
   try {
     path = cgroupPath(podCgroupName(settings.root, podQOSClass(pod), pod.metadata?.uid ?? ''), settings.driver);
@@ -127,8 +163,13 @@ export async function readPodCgroupSample(settings: PodCgroupSettings, pod: Pod)
     );
     return podSampleV2({ cpuStat, memoryCurrent, memoryMax, memoryStat }, Date.now() * 1e6);
   }
-  const [cpuacctUsage, memoryUsage, memoryStat] = await Promise.all(
-    [file('cpuacct', 'cpuacct.usage'), file('memory', 'memory.usage_in_bytes'), file('memory', 'memory.stat')].map(readCgroupFile),
+  const [cpuacctUsage, memoryUsage, memoryStat, cpuStat] = await Promise.all(
+    [
+      file('cpuacct', 'cpuacct.usage'),
+      file('memory', 'memory.usage_in_bytes'),
+      file('memory', 'memory.stat'),
+      options.v1CpuStat ? file('cpu', 'cpu.stat') : undefined,
+    ].map(readCgroupFile),
   );
-  return podSampleV1({ cpuacctUsage, memoryUsage, memoryStat }, Date.now() * 1e6);
+  return podSampleV1({ cpuacctUsage, memoryUsage, memoryStat, cpuStat }, Date.now() * 1e6);
 }

@@ -15,10 +15,10 @@ import type { PodCgroupSettings } from '../../shared/shard-protocol.js';
 import { POD_UID_LABEL } from '../../shared/labels.js';
 import type { Pod } from '../../shared/types.js';
 import { CpuUsageCache } from './cpu-usage-cache.js';
-import { runningContainersFrom, type RunningContainers } from './live-containers.js';
+import { runningContainersFrom } from './live-containers.js';
 import { fsCapacity, sampleNode, type NodeSample } from './node-stats.js';
 import { PodCgroupSampler, type PodCgroupReader } from './pod-cgroup-sampler.js';
-import type { PodCgroupSample } from './pod-cgroup-stats.js';
+import { readPodCgroupSample, type PodCgroupSample } from './pod-cgroup-stats.js';
 import { lacksPodFigures } from './pod-figures.js';
 import { fsStats, podStatsFromContainers, podStatsFromSandboxes, type FsCapacity, type PodStatsContext, type PodTimes } from './summary-mapping.js';
 import type { PodVolumeStats } from './volume-stats-cache.js';
@@ -45,17 +45,34 @@ export interface SummarySource {
 
 type ImageFsInfo = cri.ImageFsInfoResponse__Output;
 
+/** The figures /metrics/cadvisor is written from (SummaryProvider.cadvisorFigures). */
+export interface CadvisorFigures {
+  /** Every pod with its running containers, CPU and memory only. */
+  pods: PodStats[];
+  /** The running containers ListContainers named; empty when it failed. */
+  running: cri.ContainerLean[];
+  /** The kubelet's pods by UID (their specs give images and limits). */
+  specs: ReadonlyMap<string, Pod>;
+  /** The pod cgroup layout; undefined with cgroupsPerQOS off. */
+  podCgroups?: PodCgroupSettings;
+  /** Each pod cgroup's own figures, by pod UID. */
+  podCgroupSamples: ReadonlyMap<string, PodCgroupSample>;
+}
+
 /** When this process started, epoch ms (the kubelet system container's startTime). */
 const PROCESS_START_MS = Date.now() - process.uptime() * 1000;
 
 export class SummaryProvider {
   private readonly cpuCache = new CpuUsageCache();
   private readonly podCgroupSampler: PodCgroupSampler;
+  /** Every pod's cgroup for /metrics/cadvisor, apart from the summary's (which reads only pods the runtime gives no figures for). */
+  private readonly cadvisorCgroupSampler: PodCgroupSampler;
   /** Learnt at the first UNIMPLEMENTED: asking again on every scrape would only cost a round trip. */
   private sandboxStatsUnimplemented = false;
 
   constructor(private readonly source: SummarySource) {
     this.podCgroupSampler = new PodCgroupSampler(source.readPodCgroup);
+    this.cadvisorCgroupSampler = new PodCgroupSampler(source.readPodCgroup ?? ((settings, pod) => readPodCgroupSample(settings, pod, { v1CpuStat: true })));
   }
 
   /** The whole summary, or with `onlyCpuAndMemory` what metrics-server and /metrics/resource read. */
@@ -64,7 +81,7 @@ export class SummaryProvider {
     if (!cri) throw new ShardletError(ErrorCodes.CRI_UNAVAILABLE, 'the container runtime has not answered yet; no stats');
     // One ImageFsInfo serves the image fs figures and the writable layers' capacity.
     const imageFsInfo = onlyCpuAndMemory ? Promise.resolve(undefined) : cri.imageFsInfo({}).catch(() => undefined);
-    const [pods, imageFs, node, rootFs] = await Promise.all([
+    const [{ pods }, imageFs, node, rootFs] = await Promise.all([
       this.podStats(cri, onlyCpuAndMemory, imageFsInfo),
       onlyCpuAndMemory ? undefined : this.imageFs(imageFsInfo),
       sampleNode(!onlyCpuAndMemory),
@@ -86,8 +103,33 @@ export class SummaryProvider {
     return { node: this.nodeStats(node, [], rootFs, imageFs, false), pods: [] };
   }
 
-  private async podStats(cri: CriClient, onlyCpuAndMemory: boolean, imageFsInfo: Promise<ImageFsInfo | undefined>): Promise<PodStats[]> {
-    const running = this.runningContainers(cri);
+  /**
+   * What /metrics/cadvisor reads (cadvisor-view.ts): the pods' CPU and memory as
+   * ?only_cpu_and_memory=true has them, the running containers the same
+   * ListContainers named (their IDs, images and creation times), and the pod
+   * cgroups' own figures (page cache, CFS throttling) through a sampler of its own.
+   */
+  async cadvisorFigures(): Promise<CadvisorFigures> {
+    const cri = this.source.cri();
+    if (!cri) throw new ShardletError(ErrorCodes.CRI_UNAVAILABLE, 'the container runtime has not answered yet; no stats');
+    const { pods, running } = await this.podStats(cri, true, Promise.resolve(undefined));
+    const podCgroups = this.source.podCgroups?.();
+    const specs = new Map<string, Pod>();
+    for (const stats of pods) {
+      const pod = this.source.pod?.(stats.podRef.uid);
+      if (pod) specs.set(stats.podRef.uid, pod);
+    }
+    const podCgroupSamples = podCgroups ? await this.cadvisorCgroupSampler.samples(podCgroups, [...specs.values()]) : new Map<string, PodCgroupSample>();
+    return { pods, running: running?.containers ?? [], specs, podCgroups, podCgroupSamples };
+  }
+
+  private async podStats(
+    cri: CriClient,
+    onlyCpuAndMemory: boolean,
+    imageFsInfo: Promise<ImageFsInfo | undefined>,
+  ): Promise<{ pods: PodStats[]; running: cri.ListContainersReply | undefined }> {
+    const listed = this.runningContainers(cri);
+    const running = listed.then((reply) => reply && runningContainersFrom(reply));
     const [rootfsCapacity, logsCapacity] = onlyCpuAndMemory ? [] : await this.capacities(imageFsInfo);
     const ctx: PodStatsContext = {
       cpuCache: this.cpuCache,
@@ -101,7 +143,7 @@ export class SummaryProvider {
       try {
         const reply = await cri.listPodSandboxStats({});
         const [runningContainers, podCgroupSamples] = await Promise.all([running, this.podCgroupSamples(reply.stats)]);
-        return podStatsFromSandboxes(reply.stats, { ...ctx, running: runningContainers, podCgroupSamples });
+        return { pods: podStatsFromSandboxes(reply.stats, { ...ctx, running: runningContainers, podCgroupSamples }), running: await listed };
       } catch (err) {
         if (isUnimplemented(err)) {
           this.sandboxStatsUnimplemented = true;
@@ -113,7 +155,7 @@ export class SummaryProvider {
       }
     }
     const [reply, runningContainers] = await Promise.all([cri.listContainerStats({}), running]);
-    return podStatsFromContainers(reply.stats, { ...ctx, running: runningContainers });
+    return { pods: podStatsFromContainers(reply.stats, { ...ctx, running: runningContainers }), running: await listed };
   }
 
   /**
@@ -121,10 +163,9 @@ export class SummaryProvider {
    * terminated ones; undefined when the runtime would not say (the stats are then
    * de-duplicated by name alone).
    */
-  private runningContainers(cri: CriClient): Promise<RunningContainers | undefined> {
+  private runningContainers(cri: CriClient): Promise<cri.ListContainersReply | undefined> {
     return cri
       .listContainers({ filter: { state: { state: ContainerState.CONTAINER_RUNNING } } })
-      .then(runningContainersFrom)
       .catch((err: Error) => {
         this.source.logger.debug({ err: err.message }, 'ListContainers failed; container stats de-duplicated by name only');
         return undefined;

@@ -19,6 +19,9 @@ const CASES: Array<[method: string, path: string, verb: string, subresources: st
   ['HEAD', '/pods', '', ['pods', 'proxy']],
   ['PROPFIND', '/pods', '', ['pods', 'proxy']],
   ['GET', '/configz', 'get', ['configz', 'proxy']],
+  ['GET', '/statusz', 'get', ['statusz', 'proxy']],
+  ['GET', '/flagz', 'get', ['configz', 'proxy']],
+  ['GET', '/statuszx', 'get', ['proxy']],
   ['POST', '/exec/ns/pod/c', 'create', ['proxy']],
   ['GET', '/exec/ns/pod/c', 'get', ['proxy']],
   ['POST', '/portForward/ns/pod', 'create', ['proxy']],
@@ -45,8 +48,8 @@ test('paths and methods map to nodes/<subresource> attributes as upstream', () =
   }
 });
 
-test('with KubeletFineGrainedAuthz off, /pods, /healthz and /configz are nodes/proxy only', () => {
-  for (const path of ['/pods', '/healthz', '/configz', '/runningpods/']) {
+test('with KubeletFineGrainedAuthz off, /pods, /healthz, /configz and the z-pages are nodes/proxy only', () => {
+  for (const path of ['/pods', '/healthz', '/configz', '/runningpods/', '/statusz', '/flagz']) {
     assert.deepEqual(requestAttributes('GET', path, 'n', false).map((a) => a.subresource), ['proxy'], path);
   }
 });

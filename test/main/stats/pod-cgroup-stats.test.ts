@@ -33,8 +33,10 @@ test('v2: usage_usec in nanoseconds; the working set is memory.current less inac
     workingSetBytes: 8388608,
     availableBytes: 20971520 - 8388608,
     rssBytes: 4194304,
+    cacheBytes: undefined,
     pageFaults: 77,
     majorPageFaults: 3,
+    cfs: undefined,
   });
   assert.equal(podSampleV2({ memoryCurrent: '100', memoryMax: 'max\n' }, AT_NS)?.availableBytes, undefined, 'no limit, no available figure');
   assert.equal(podSampleV2({}, AT_NS), undefined);
@@ -45,7 +47,20 @@ test('v1: cpuacct.usage, usage_in_bytes less total_inactive_file; the "unlimited
     { cpuacctUsage: '123456789\n', memoryUsage: '8192\n', memoryStat: 'rss 1\nhierarchical_memory_limit 9223372036854771712\ntotal_rss 4096\ntotal_inactive_file 1024\ninactive_file 9\ntotal_pgfault 5\ntotal_pgmajfault 1\n' },
     AT_NS,
   );
-  assert.deepEqual(sample, { timestampNs: AT_NS, usageCoreNanoSeconds: 123456789, usageBytes: 8192, workingSetBytes: 7168, availableBytes: undefined, rssBytes: 4096, pageFaults: 5, majorPageFaults: 1 });
+  assert.deepEqual(sample, { timestampNs: AT_NS, usageCoreNanoSeconds: 123456789, usageBytes: 8192, workingSetBytes: 7168, availableBytes: undefined, rssBytes: 4096, cacheBytes: undefined, pageFaults: 5, majorPageFaults: 1, cfs: undefined });
+});
+
+test('page cache and CFS throttling, as cAdvisor reads them: v2 file and throttled_usec, v1 total_cache and throttled_time', () => {
+  const v2 = podSampleV2(
+    { cpuStat: 'usage_usec 10\nnr_periods 40\nnr_throttled 7\nthrottled_usec 250000\n', memoryCurrent: '100\n', memoryStat: 'file 60\ninactive_file 10\n' },
+    AT_NS,
+  );
+  assert.equal(v2?.cacheBytes, 60);
+  assert.deepEqual(v2?.cfs, { periods: 40, throttledPeriods: 7, throttledNanoSeconds: 250_000_000 });
+  const v1 = podSampleV1({ cpuacctUsage: '5\n', memoryUsage: '100\n', memoryStat: 'total_cache 30\n', cpuStat: 'nr_periods 3\nnr_throttled 1\nthrottled_time 999\n' }, AT_NS);
+  assert.equal(v1?.cacheBytes, 30);
+  assert.deepEqual(v1?.cfs, { periods: 3, throttledPeriods: 1, throttledNanoSeconds: 999 });
+  assert.equal(podSampleV1({ cpuacctUsage: '5\n' }, AT_NS)?.cfs, undefined, 'no cpu.stat read, no CFS figures');
 });
 
 test('the pod cgroup is found where the shard made it: v2 with the systemd driver', async () => {

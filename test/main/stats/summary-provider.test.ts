@@ -146,3 +146,35 @@ test('CRI-O with no pod cgroups: the pod figures are its containers’ sums, and
   const ranked = rankForEviction([podOf('calm', '10Mi'), podOf('hog', '100Mi')].map((pod) => ({ pod, stats: statsByUid.get(pod.metadata!.uid!) })), 'memory.available');
   assert.deepEqual(ranked.map((entry) => entry.pod.metadata?.name), ['hog', 'calm']);
 });
+
+test('/metrics/cadvisor: one series set per live container and per pod, every pod cgroup read for its page cache', async () => {
+  const reply = [sandbox('web', [deadInstance('web', 'main', 'c-dead'), liveContainer('web', 'main', 'c-live', 3 * Mi, 2e9)], { workingSetBytes: 4 * Mi, cpuNs: 3e9 })];
+  const settings = { layout: { version: 'v2', mounts: { unified: '/sys/fs/cgroup' }, description: 'v2' }, driver: 'cgroupfs', root: [] } as PodCgroupSettings;
+  const pods = new Map([['uid-web', podOf('web', '1Mi')]]);
+  const cgroupReads: string[] = [];
+  const read = async (_settings: PodCgroupSettings, pod: Pod) => {
+    cgroupReads.push(pod.metadata!.uid!);
+    return { timestampNs: NOW_NS, cacheBytes: 7 * Mi };
+  };
+  // ListContainers as runtimes answer it: with the labels the kubelet put on the container.
+  const base = fakeCri(reply, ['c-live']);
+  const runtime = {
+    ...base,
+    listContainers: async (req: cri.ListContainersRequest) => {
+      const listed = await base.listContainers(req);
+      return { containers: listed.containers.map((c) => ({ ...c, labels: labelsOf('web', 'main') })) };
+    },
+  } as unknown as CriClient;
+  const provider = new SummaryProvider({ nodeName: 'n1', rootDir: '/', podTimes: () => undefined, logger, cri: () => runtime, pod: (uid) => pods.get(uid), podCgroups: () => settings, readPodCgroup: read });
+  metrics ??= new KubeletMetrics({ nodeName: 'n1', criCalls: new CriCallCounts(), shardStats: () => [] });
+  const routes = new KubeletRoutes();
+  registerMetricsRoutes(routes, { metrics, summary: provider, logger });
+  const server = await serveRoutes(routes);
+  servers.push(server);
+  const text = await (await fetch(`${server.url}/metrics/cadvisor`)).text();
+  assert.deepEqual(cgroupReads, ['uid-web'], 'the runtime gave pod figures, and the pod cgroup is still read for what the CRI lacks');
+  assert.equal(seriesCount(text, 'container_memory_working_set_bytes{container="main",id="/kubepods/burstable/poduid-web/c-live",image="busybox",name="c-live",namespace="default",pod="web"}'), 1);
+  assert.equal(seriesCount(text, 'container_memory_working_set_bytes{container="main"'), 1, 'the exited instance has no series');
+  assert.match(text, /^container_memory_working_set_bytes\{container="",id="\/kubepods\/burstable\/poduid-web",image="",name="",namespace="default",pod="web"\} 4194304 \d+$/m);
+  assert.match(text, /^container_memory_cache\{container="",id="\/kubepods\/burstable\/poduid-web",.*\} 7340032 \d+$/m);
+});
