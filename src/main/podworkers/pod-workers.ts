@@ -357,10 +357,18 @@ export class PodWorkers {
     if (work.pendingSync || work.dueAtMs === 0) this.dispatch(work);
   }
 
-  /** A requeue sooner than the 1 s sync tick would notice gets a timer of its own. */
+  /**
+   * A requeue sooner than the 1 s sync tick would notice gets a timer of its own. The
+   * timer runs on the event loop's clock, which can be a millisecond behind Date.now's:
+   * one that fires before the pod is due by Date.now is set again for the rest, or the
+   * requeue would wait for the tick.
+   */
   private dispatchAfter(work: PodWork, delayMs: number): void {
     const timer = setTimeout(() => {
-      if (!work.finished && !work.working && work.dueAtMs <= Date.now()) this.dispatch(work);
+      if (work.finished || work.working) return;
+      const remainingMs = work.dueAtMs - Date.now();
+      if (remainingMs <= 0) this.dispatch(work);
+      else if (remainingMs < SYNC_TICK_GRANULARITY_MS) this.dispatchAfter(work, remainingMs);
     }, delayMs);
     timer.unref();
   }

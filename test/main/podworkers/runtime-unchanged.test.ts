@@ -154,7 +154,8 @@ test('a requeue that is a look again (no container events) reads the runtime', a
   const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
   workers.updatePod({ type: 'create', pod: pod() });
   await host.finish({ requeueAfterMs: 1 });
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  // Nothing here runs the sync tick: only the requeue's own timer can start the sync.
+  for (let waitedMs = 0; host.requests.length < 2 && waitedMs < 500; waitedMs += 5) await new Promise((resolve) => setTimeout(resolve, 5));
   assert.equal(host.requests.length, 2);
   assert.equal(host.last.runtimeUnchanged, false);
 });
@@ -177,4 +178,23 @@ test('a due resync waits for a relist to confirm the kept state, for a while, th
   workers.syncDue(Date.now() + RESYNC_MS + RESYNC_RELIST_WAIT_MS + 10);
   assert.equal(host.requests.length, 3, 'a PLEG that stopped relisting holds the resync up only so long');
   assert.equal(host.last.runtimeUnchanged, false);
+});
+
+test('a requeue whose timer fires a moment before Date.now says it is due still runs, without the sync tick', async () => {
+  const host = new ControlledHost();
+  const workers = new PodWorkers(host, RESYNC_MS, logger, NO_JITTER);
+  workers.updatePod({ type: 'create', pod: pod() });
+  // The event loop's clock runs ahead of Date.now's for a while (as it can by a millisecond).
+  const realNow = Date.now;
+  const frozenMs = realNow();
+  Date.now = () => frozenMs;
+  try {
+    await host.finish({ requeueAfterMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(host.requests.length, 1, 'not due yet by Date.now');
+  } finally {
+    Date.now = realNow;
+  }
+  for (let waitedMs = 0; host.requests.length < 2 && waitedMs < 500; waitedMs += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(host.requests.length, 2, 'the requeue ran once Date.now caught up');
 });
