@@ -21,6 +21,8 @@ export interface ZpagesSource {
   argv: readonly string[];
   /** Picks the text page's delimiter; tests fix it. */
   random?: () => number;
+  /** The clock /statusz's uptime is read from; tests fix it. */
+  now?: () => number;
 }
 
 /** Upstream's defaults at 1.36: both beta and on. */
@@ -66,7 +68,7 @@ export function addZpageRoutes(routes: KubeletRoutes, source: ZpagesSource): voi
       methods: ['GET'],
       request: (req, res) => {
         const status = source.statusz();
-        const now = Date.now();
+        const now = (source.now ?? Date.now)();
         answer(res, negotiateZpage(req.headers.accept, 'Statusz'), 'Statusz', () => statuszText(status, delimiter(), now), (version) => statuszObject(status, version, now));
       },
     });
